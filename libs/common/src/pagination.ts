@@ -1,0 +1,43 @@
+import { invalidField } from './errors/domain-error.js';
+
+/** Every list answers `{items, hasMore, nextCursor}`, newest first (DESIGN §4). */
+export interface Page<T> {
+  items: T[];
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+/** Position after which the next page starts: the last row's creation time and id. */
+export interface CursorPosition {
+  createdAt: Date;
+  id: string;
+}
+
+export const DEFAULT_PAGE_LIMIT = 20;
+export const MAX_PAGE_LIMIT = 100;
+
+export function encodeCursor(position: CursorPosition): string {
+  return Buffer.from(`${position.createdAt.toISOString()}|${position.id}`, 'utf8').toString('base64url');
+}
+
+/** Decodes a client's `after` cursor; a malformed one is a 400 naming the field. */
+export function decodeCursor(cursor: string | undefined, field = 'after'): CursorPosition | undefined {
+  if (cursor === undefined || cursor === '') return undefined;
+  const raw = Buffer.from(cursor, 'base64url').toString('utf8');
+  const bar = raw.indexOf('|');
+  const createdAt = new Date(raw.slice(0, bar));
+  const id = raw.slice(bar + 1);
+  if (bar < 0 || Number.isNaN(createdAt.getTime()) || id === '') throw invalidField(field, 'malformed cursor');
+  return { createdAt, id };
+}
+
+/**
+ * Builds a page from `limit + 1` rows fetched newest first: the extra row only says that
+ * more exist.
+ */
+export function toPage<Row extends CursorPosition, Item>(rows: Row[], limit: number, map: (row: Row) => Item): Page<Item> {
+  const hasMore = rows.length > limit;
+  const kept = hasMore ? rows.slice(0, limit) : rows;
+  const last = kept.at(-1);
+  return { items: kept.map(map), hasMore, nextCursor: hasMore && last ? encodeCursor(last) : null };
+}

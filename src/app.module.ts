@@ -1,0 +1,46 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { Clock } from '../libs/common/index.js';
+import type { AppConfig } from './config/app-config.js';
+import { ConfigModule } from './config/config.module.js';
+import { DatabaseModule } from './database/database.module.js';
+import { AdminModule } from './modules/admin/admin.module.js';
+import { BillingModule } from './modules/billing/billing.module.js';
+import { HealthModule } from './modules/health/health.module.js';
+import { MetricsModule } from './modules/health/metrics.module.js';
+import { IdentityModule } from './modules/identity/identity.module.js';
+import { MediaModule } from './modules/media/media.module.js';
+import { ProvidersModule } from './modules/providers/providers.module.js';
+import { VideoModule } from './modules/video/video.module.js';
+import { TextModule } from './modules/text/text.module.js';
+import { QueueModule } from './queue/queue.module.js';
+
+export interface AppModuleOptions {
+  /** Tests pass a ManualClock to move time. */
+  clock?: Clock;
+  /** Extra modules (tests register sample work sources this way). */
+  imports?: DynamicModule['imports'];
+}
+
+@Module({})
+export class AppModule {
+  static create(config: AppConfig, options: AppModuleOptions = {}): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config, options.clock),
+        MetricsModule,
+        DatabaseModule.forRoot(config),
+        QueueModule.forRoot(config),
+        ProvidersModule,
+        IdentityModule,
+        BillingModule,
+        MediaModule,
+        AdminModule,
+        HealthModule,
+        VideoModule,
+        TextModule,
+        ...(options.imports ?? []),
+      ],
+    };
+  }
+}

@@ -1,0 +1,101 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import {
+  CommonErrorCode,
+  DomainError,
+  EnvelopeError,
+  RequestErrorCode,
+  qualifyErrorCode,
+} from '../../libs/common/index.js';
+
+interface ErrorAnswer {
+  status: number;
+  body: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+/** Nest's own HTTP exceptions (unknown route, wrong method) in our envelope. */
+function fromHttpException(exception: HttpException): { status: number; code: string; message: string } {
+  const status = exception.getStatus();
+  const response = exception.getResponse();
+  const message =
+    typeof response === 'object' && response !== null && 'message' in response
+      ? String((response as { message: unknown }).message)
+      : exception.message;
+  if (status === 404 && message.startsWith('Cannot ')) return { status, code: RequestErrorCode.RouteNotFound, message };
+  const code =
+    status === 404 ? CommonErrorCode.NotFound
+    : status === 405 ? CommonErrorCode.MethodNotAllowed
+    : status === 413 ? RequestErrorCode.BodyTooLarge
+    : status === 415 ? RequestErrorCode.UnsupportedMediaType
+    : status < 500 ? CommonErrorCode.InvalidField
+    : CommonErrorCode.Internal;
+  return { status, code, message };
+}
+
+/** Fastify's own errors (body parsing, limits), raised before a route handler runs. */
+function fromFastifyError(error: { code?: string; statusCode?: number; message: string }): { status: number; code: string; message: string } | null {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { status: 413, code: RequestErrorCode.BodyTooLarge, message: 'request body is larger than the limit' };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { status: 415, code: RequestErrorCode.UnsupportedMediaType, message: 'send the body as application/json' };
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return { status: 400, code: RequestErrorCode.InvalidJson, message: 'request body is not valid JSON' };
+  }
+  // Fastify's JSON parser throws a SyntaxError tagged with statusCode 400.
+  if (error instanceof SyntaxError && (error as SyntaxError & { statusCode?: number }).statusCode === 400) {
+    return { status: 400, code: RequestErrorCode.InvalidJson, message: `request body is not valid JSON: ${error.message}` };
+  }
+  return null;
+}
+
+/**
+ * Turns every error into the spec's envelope: `{error:{code,message}}` with the route's domain
+ * prefix, or an EnvelopeError's own body. Anything unexpected is a 500 with an error id that is
+ * also logged with the stack; the stack never reaches the client.
+ */
+@Catch()
+export class HttpExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    if (host.getType() !== 'http') throw exception;
+    const request = host.switchToHttp().getRequest<FastifyRequest>();
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    const answer = this.answer(exception, request);
+    if (reply.sent) return;
+    void reply
+      .status(answer.status)
+      .headers({ 'content-type': 'application/json; charset=utf-8', ...(answer.headers ?? {}) })
+      .send(answer.body);
+  }
+
+  answer(exception: unknown, request: Pick<FastifyRequest, 'url' | 'method' | 'id'>): ErrorAnswer {
+    if (exception instanceof EnvelopeError) return { status: exception.status, body: exception.body() };
+    const envelope = (status: number, code: string, message: string, headers?: Record<string, string>): ErrorAnswer => ({
+      status,
+      body: { error: { code: qualifyErrorCode(code, request.url), message } },
+      headers,
+    });
+    if (exception instanceof DomainError) return envelope(exception.status, exception.code, exception.message, exception.headers);
+    // Nest wraps Fastify's own errors (body parser, body limit) in an HttpException; the cause says which.
+    const cause = exception instanceof HttpException ? exception.cause : exception;
+    const fastifyError = cause instanceof Error ? fromFastifyError(cause as Error & { code?: string }) : null;
+    if (fastifyError) return envelope(fastifyError.status, fastifyError.code, fastifyError.message);
+    if (exception instanceof HttpException) {
+      const known = fromHttpException(exception);
+      if (known.status < 500) return envelope(known.status, known.code, known.message);
+    }
+    const errorId = randomUUID();
+    this.logger.error(
+      { msg: 'unhandled error', errorId, reqId: request.id, method: request.method, url: request.url, err: exception },
+    );
+    return {
+      status: 500,
+      body: { error: { code: qualifyErrorCode(CommonErrorCode.Internal, request.url), message: `internal error (id ${errorId})`, errorId } },
+    };
+  }
+}

@@ -1,0 +1,57 @@
+import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
+import { type ValidationError, validate } from 'class-validator';
+import { CommonErrorCode, DomainError } from '../../libs/common/index.js';
+
+/** class-validator's type and format checks (isString, isInt, isIn, …) are named `is…`. */
+const TYPE_RULE = /^is[A-Z]/;
+
+/**
+ * The rule to report when a field breaks several: a missing field is "required", a value of the
+ * wrong type gets its type check, not whichever range rule class-validator happens to list first
+ * (`label: 5` used to answer "must be shorter than or equal to 100 characters").
+ */
+function mainProblem(error: ValidationError): { rule: string; why: string } {
+  const entries = Object.entries(error.constraints ?? {});
+  const [rule, why] = entries.find(([name]) => TYPE_RULE.test(name)) ?? entries[0]!;
+  if (error.value === undefined && rule !== 'whitelistValidation' && rule !== 'unknownValue') return { rule, why: 'is required' };
+  return { rule, why: why.replace(`${error.property} `, '') };
+}
+
+/** `assets.referenceImages.0` style path of the first failing field, and why it failed. */
+function firstProblem(errors: ValidationError[], parent = ''): { path: string; unknown: boolean; why: string } | null {
+  for (const error of errors) {
+    const path = parent ? `${parent}.${error.property}` : error.property;
+    if (error.constraints) {
+      const { rule, why } = mainProblem(error);
+      const unknown = rule === 'whitelistValidation' || rule === 'unknownValue';
+      return { path, unknown, why: unknown ? 'unknown field' : why };
+    }
+    const nested = firstProblem(error.children ?? [], path);
+    if (nested) return nested;
+  }
+  return null;
+}
+
+/**
+ * class-validator on every DTO: unknown properties at any level are refused (whitelist +
+ * forbidNonWhitelisted), and the 400 names the first failing field. Codes are relative
+ * (`invalid_field`, `unknown_field`) and get the route's domain prefix in the filter.
+ */
+@Injectable()
+export class StrictValidationPipe implements PipeTransform {
+  async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const type = metadata.metatype;
+    if (!type || metadata.type === 'custom' || [String, Boolean, Number, Array, Object].includes(type as never)) return value;
+    if (metadata.type === 'body' && (value === null || typeof value !== 'object' || Array.isArray(value))) {
+      throw new DomainError(400, CommonErrorCode.InvalidField, 'request body must be a JSON object');
+    }
+    const instance = plainToInstance(type as new () => object, value ?? {}, { enableImplicitConversion: metadata.type === 'query' });
+    const errors = await validate(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true });
+    const problem = firstProblem(errors);
+    if (problem) {
+      throw new DomainError(400, problem.unknown ? CommonErrorCode.UnknownField : CommonErrorCode.InvalidField, `${problem.path}: ${problem.why}`);
+    }
+    return instance;
+  }
+}

@@ -1,0 +1,159 @@
+import 'reflect-metadata';
+import { plainToInstance, Transform } from 'class-transformer';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  Min,
+  MinLength,
+  ValidateIf,
+  validateSync,
+} from 'class-validator';
+
+const toBool = ({ value }: { value: unknown }): unknown =>
+  value === undefined || typeof value === 'boolean' ? value : ['1', 'true', 'yes', 'on'].includes(String(value).toLowerCase());
+const toInt = ({ value }: { value: unknown }): unknown => (value === undefined || value === '' ? undefined : Number(value));
+
+export type AppRole = 'api' | 'worker' | 'all';
+
+/**
+ * Every environment variable the service reads, validated once at boot (immich's EnvDto).
+ * Defaults are the ones that work on a developer machine with local PostgreSQL and Redis;
+ * `.env.example` documents each. Nothing else reads `process.env`.
+ */
+export class EnvironmentVariables {
+  @IsIn(['development', 'test', 'production'])
+  NODE_ENV: 'development' | 'test' | 'production' = 'development';
+
+  @IsIn(['api', 'worker', 'all'])
+  APP_ROLE: AppRole = 'all';
+
+  @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  PORT = 3000;
+
+  @IsString()
+  HOST = '127.0.0.1';
+
+  /** Base of every link the service mints (signed media links, realtime URLs). */
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  PUBLIC_BASE_URL = 'http://127.0.0.1:3000';
+
+  @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// URL' })
+  DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/svc';
+
+  /** Create the database on boot when it does not exist (never in production). */
+  @Transform(toBool) @IsBoolean()
+  DATABASE_CREATE_IF_MISSING = true;
+
+  @Transform(toBool) @IsBoolean()
+  DATABASE_RUN_MIGRATIONS = true;
+
+  @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// URL' })
+  REDIS_URL = 'redis://127.0.0.1:6379';
+
+  /** Key prefix of every BullMQ key, so several deployments (or test suites) share one Redis. */
+  @Matches(/^[A-Za-z0-9_-]{1,64}$/)
+  QUEUE_PREFIX = 'svc';
+
+  @IsString() @MinLength(16)
+  ADMIN_TOKEN = 'local-admin-token-change-me';
+
+  @IsString()
+  MEDIA_DIR = './media';
+
+  @IsString() @MinLength(32)
+  MEDIA_SIGNING_KEY = 'local-media-signing-key-change-me-0123456789';
+
+  /** 32 bytes, base64: encrypts webhook secrets at rest. */
+  @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'SECRETS_ENCRYPTION_KEY must be 32 bytes in base64' })
+  SECRETS_ENCRYPTION_KEY = 'bG9jYWwtc2VjcmV0cy1rZXktY2hhbmdlLW1lLTAxMjM=';
+
+  @Transform(toBool) @IsBoolean()
+  OUTBOUND_ALLOW_HTTP = false;
+
+  @Transform(toBool) @IsBoolean()
+  OUTBOUND_ALLOW_PRIVATE = false;
+
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL = 'info';
+
+  @Transform(toBool) @IsBoolean()
+  LOG_PRETTY = false;
+
+  /** Largest JSON body accepted; larger answers 413 `request.body_too_large`. */
+  @Transform(toInt) @IsInt() @Min(1024)
+  BODY_LIMIT_BYTES = 1_048_576;
+
+  /** How often the reconciler re-enqueues pending work whose job is missing. */
+  @Transform(toInt) @IsInt() @Min(1000)
+  RECONCILE_INTERVAL_MS = 60_000;
+
+  /** How often expired media is deleted. */
+  @Transform(toInt) @IsInt() @Min(1000)
+  MEDIA_SWEEP_INTERVAL_MS = 300_000;
+
+  /** On the first start of an empty database, create a demo workspace and print a key. */
+  @Transform(toBool) @IsBoolean()
+  DEMO_SEED = true;
+
+  @Transform(toInt) @IsInt() @Min(1)
+  REALTIME_MAX_SESSIONS_PER_KEY = 1;
+
+  // Upstream providers: a model is served live only when its adapter's credentials are set.
+  @IsOptional() @IsString()
+  GEMINI_API_KEY?: string;
+
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  GEMINI_BASE_URL = 'https://generativelanguage.googleapis.com';
+
+  @IsOptional() @IsString()
+  ELEVENLABS_API_KEY?: string;
+
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  ELEVENLABS_BASE_URL = 'https://api.elevenlabs.io';
+
+  @IsOptional() @IsString()
+  KLING_ACCESS_KEY?: string;
+
+  @ValidateIf((env: EnvironmentVariables) => env.KLING_ACCESS_KEY !== undefined)
+  @IsString({ message: 'KLING_SECRET_KEY is required when KLING_ACCESS_KEY is set' })
+  KLING_SECRET_KEY?: string;
+
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  KLING_BASE_URL = 'https://api-singapore.klingai.com';
+
+  /** Comma-separated `whsec_` secrets accepted on internal alternate-provider callbacks. */
+  @IsOptional() @Matches(/^whsec_[A-Za-z0-9+/=]+(,whsec_[A-Za-z0-9+/=]+)*$/)
+  ALTERNATE_CALLBACK_SECRETS?: string;
+}
+
+/** Secrets whose development defaults must never reach production. */
+const SECRETS_WITH_DEV_DEFAULTS = ['ADMIN_TOKEN', 'MEDIA_SIGNING_KEY', 'SECRETS_ENCRYPTION_KEY'] as const;
+
+export class InvalidEnvironmentError extends Error {}
+
+/** Validates a raw environment; throws one error naming every bad variable. */
+export function validateEnvironment(raw: Record<string, string | undefined>): EnvironmentVariables {
+  const defined = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined && v !== ''));
+  const env = plainToInstance(EnvironmentVariables, defined, { exposeDefaultValues: true });
+  const problems = validateSync(env, { skipMissingProperties: false }).map((e) => {
+    const why = Object.values(e.constraints ?? {}).join('; ');
+    return `${e.property}: ${why}`;
+  });
+  if (env.NODE_ENV === 'production') {
+    for (const name of SECRETS_WITH_DEV_DEFAULTS) {
+      if (defined[name] === undefined) problems.push(`${name}: must be set in production`);
+    }
+    if (env.DATABASE_CREATE_IF_MISSING && defined.DATABASE_CREATE_IF_MISSING === undefined) env.DATABASE_CREATE_IF_MISSING = false;
+    if (defined.DEMO_SEED === undefined) env.DEMO_SEED = false;
+  }
+  if (problems.length > 0) {
+    throw new InvalidEnvironmentError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  }
+  return env;
+}

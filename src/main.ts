@@ -1,0 +1,32 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { createApp } from './app/create-app.js';
+import { AppModule } from './app.module.js';
+import { AppConfig } from './config/app-config.js';
+import { InvalidEnvironmentError } from './config/environment.js';
+import { DemoSeeder } from './modules/admin/demo-seeder.js';
+
+async function bootstrap(): Promise<void> {
+  const config = AppConfig.fromProcess();
+  if (config.runsApi) {
+    const app = await createApp(config);
+    await app.listen({ port: config.env.PORT, host: config.env.HOST });
+    await app.get(DemoSeeder).seedOnFirstStart();
+    new Logger('Bootstrap').log(`API listening on ${config.publicBaseUrl} (role ${config.env.APP_ROLE}); OpenAPI at ${config.publicBaseUrl}/docs`);
+  } else {
+    // Worker only: no HTTP server, the same modules (processors start in QueueLifecycle).
+    const app = await NestFactory.createApplicationContext(AppModule.create(config));
+    app.enableShutdownHooks();
+    new Logger('Bootstrap').log('worker started');
+  }
+}
+
+bootstrap().catch((error: unknown) => {
+  if (error instanceof InvalidEnvironmentError) {
+    console.error(error.message);
+  } else {
+    console.error('boot failed:', error);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,140 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiConflictResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
+import type { Page } from '../../../libs/common/index.js';
+import { ErrorEnvelopeDto } from '../../app/error-envelope.dto.js';
+import { WalletResponseDto } from '../billing/wallet.controller.js';
+import type { WalletResource } from '../billing/wallet.service.js';
+import { AdminRoute } from '../identity/route-access.js';
+import {
+  AdminTaskPageDto,
+  ApiKeyDto,
+  ApiKeyPageDto,
+  CreateWorkspaceDto,
+  CreditWalletDto,
+  IssueApiKeyDto,
+  IssuedApiKeyDto,
+  LedgerPageDto,
+  LedgerQueryDto,
+  PageQueryDto,
+  TaskQueryDto,
+  WalletQueryDto,
+  WorkspaceDetailDto,
+  WorkspaceDto,
+  WorkspacePageDto,
+  type AdminTaskDto,
+  type LedgerEntryDto,
+} from './admin.dto.js';
+import { AdminTaskListService } from './admin-task-list.service.js';
+import { AdminService } from './admin.service.js';
+
+const WORKSPACE_ID = { name: 'id', format: 'uuid', description: 'Workspace id; an unknown or malformed id answers 404 `admin.not_found`' };
+
+@ApiTags('admin')
+@AdminRoute()
+@ApiUnauthorizedResponse({ type: ErrorEnvelopeDto, description: '`admin.unauthorized`: missing or wrong admin token' })
+@ApiBadRequestResponse({ type: ErrorEnvelopeDto, description: '`admin.invalid_field` / `admin.unknown_field`, naming the field' })
+@Controller('admin/v1')
+export class AdminController {
+  constructor(
+    private readonly admin: AdminService,
+    private readonly tasks: AdminTaskListService,
+  ) {}
+
+  @Post('workspaces')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Create a workspace (empty live and test wallets)' })
+  @ApiOkResponse({ type: WorkspaceDto })
+  createWorkspace(@Body() body: CreateWorkspaceDto): Promise<WorkspaceDto> {
+    return this.admin.createWorkspace(body);
+  }
+
+  @Get('workspaces')
+  @ApiOperation({ summary: 'Workspaces, newest first, with their wallet figures' })
+  @ApiOkResponse({ type: WorkspacePageDto })
+  listWorkspaces(@Query() query: PageQueryDto): Promise<Page<WorkspaceDetailDto>> {
+    return this.admin.listWorkspaces(query);
+  }
+
+  @Get('workspaces/:id')
+  @ApiOperation({ summary: 'One workspace with its live and test wallet figures' })
+  @ApiParam(WORKSPACE_ID)
+  @ApiOkResponse({ type: WorkspaceDetailDto })
+  @ApiNotFoundResponse({ type: ErrorEnvelopeDto, description: '`admin.not_found`' })
+  getWorkspace(@Param('id') id: string): Promise<WorkspaceDetailDto> {
+    return this.admin.getWorkspace(id);
+  }
+
+  @Post('workspaces/:id/api-keys')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Issue an API key; the whole key is in this answer only' })
+  @ApiParam(WORKSPACE_ID)
+  @ApiOkResponse({ type: IssuedApiKeyDto })
+  @ApiNotFoundResponse({ type: ErrorEnvelopeDto, description: '`admin.not_found`' })
+  issueApiKey(@Param('id') id: string, @Body() body: IssueApiKeyDto): Promise<IssuedApiKeyDto> {
+    return this.admin.issueApiKey(id, body);
+  }
+
+  @Get('workspaces/:id/api-keys')
+  @ApiOperation({ summary: "A workspace's keys, newest first, without secrets" })
+  @ApiParam(WORKSPACE_ID)
+  @ApiOkResponse({ type: ApiKeyPageDto })
+  @ApiNotFoundResponse({ type: ErrorEnvelopeDto, description: '`admin.not_found`' })
+  listApiKeys(@Param('id') id: string, @Query() query: PageQueryDto): Promise<Page<ApiKeyDto>> {
+    return this.admin.listApiKeys(id, query);
+  }
+
+  @Post('api-keys/:keyId/revoke')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Revoke a key: it answers 401 from the next request on (idempotent)' })
+  @ApiParam({ name: 'keyId', format: 'uuid' })
+  @ApiOkResponse({ type: ApiKeyDto })
+  @ApiNotFoundResponse({ type: ErrorEnvelopeDto, description: '`admin.not_found`' })
+  revokeApiKey(@Param('keyId') keyId: string): Promise<ApiKeyDto> {
+    return this.admin.revokeApiKey(keyId);
+  }
+
+  @Post('workspaces/:id/wallet/credits')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Top up a wallet, once per reference; answers the wallet after the credit' })
+  @ApiParam(WORKSPACE_ID)
+  @ApiOkResponse({ type: WalletResponseDto })
+  @ApiNotFoundResponse({ type: ErrorEnvelopeDto, description: '`admin.not_found`' })
+  @ApiConflictResponse({ type: ErrorEnvelopeDto, description: '`admin.conflict`: the reference was used for another amount' })
+  credit(@Param('id') id: string, @Body() body: CreditWalletDto): Promise<WalletResource> {
+    return this.admin.credit(id, body);
+  }
+
+  @Get('workspaces/:id/wallet')
+  @ApiOperation({ summary: 'Wallet figures of one environment (live by default)' })
+  @ApiParam(WORKSPACE_ID)
+  @ApiOkResponse({ type: WalletResponseDto })
+  @ApiNotFoundResponse({ type: ErrorEnvelopeDto, description: '`admin.not_found`' })
+  wallet(@Param('id') id: string, @Query() query: WalletQueryDto): Promise<WalletResource> {
+    return this.admin.wallet(id, query.environment);
+  }
+
+  @Get('workspaces/:id/ledger')
+  @ApiOperation({ summary: 'Ledger entries, newest first (both environments unless `environment` is given)' })
+  @ApiParam(WORKSPACE_ID)
+  @ApiOkResponse({ type: LedgerPageDto })
+  @ApiNotFoundResponse({ type: ErrorEnvelopeDto, description: '`admin.not_found`' })
+  ledger(@Param('id') id: string, @Query() query: LedgerQueryDto): Promise<Page<LedgerEntryDto>> {
+    return this.admin.ledger(id, query);
+  }
+
+  @Get('tasks')
+  @ApiOperation({ summary: 'Tasks of every kind (video, alternate video, audio, images), newest first' })
+  @ApiOkResponse({ type: AdminTaskPageDto })
+  listTasks(@Query() query: TaskQueryDto): Promise<Page<AdminTaskDto>> {
+    return this.tasks.list(query);
+  }
+}

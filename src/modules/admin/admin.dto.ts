@@ -1,0 +1,218 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsInt, IsOptional, IsString, IsUUID, Length, Matches, Max, Min } from 'class-validator';
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../../../libs/common/index.js';
+import { WalletResponseDto } from '../billing/wallet.controller.js';
+import type { KeyEnvironment } from '../identity/api-key.entity.js';
+import { IsUsdAmount, MAX_CREDIT_USD } from './usd-amount.validator.js';
+
+const ENVIRONMENTS: KeyEnvironment[] = ['live', 'test'];
+const NOT_BLANK = /\S/;
+
+// ---- requests ----
+
+export class CreateWorkspaceDto {
+  @ApiProperty({ minLength: 1, maxLength: 200, example: 'Acme' })
+  @IsString()
+  @Length(1, 200)
+  @Matches(NOT_BLANK, { message: 'name must not be blank' })
+  name!: string;
+}
+
+export class IssueApiKeyDto {
+  @ApiProperty({ minLength: 1, maxLength: 200, example: 'backend' })
+  @IsString()
+  @Length(1, 200)
+  @Matches(NOT_BLANK, { message: 'name must not be blank' })
+  name!: string;
+
+  @ApiPropertyOptional({ enum: ENVIRONMENTS, default: 'live', description: '`test` keys route every model to the sandbox and draw on the test balance' })
+  @IsOptional()
+  @IsIn(ENVIRONMENTS)
+  environment?: KeyEnvironment;
+}
+
+export class CreditWalletDto {
+  @ApiProperty({ example: 50, exclusiveMinimum: true, minimum: 0, maximum: MAX_CREDIT_USD, description: 'USD, above 0, at most 6 decimals' })
+  @IsUsdAmount()
+  amountUsd!: number;
+
+  @ApiProperty({
+    minLength: 1,
+    maxLength: 200,
+    example: 'invoice-2024-0042',
+    description: 'Unique per wallet: a repeat with the same amount changes nothing; with another amount it is a 409',
+  })
+  @IsString()
+  @Length(1, 200)
+  reference!: string;
+
+  @ApiPropertyOptional({ enum: ENVIRONMENTS, default: 'live' })
+  @IsOptional()
+  @IsIn(ENVIRONMENTS)
+  environment?: KeyEnvironment;
+}
+
+export class PageQueryDto {
+  @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE_LIMIT, default: DEFAULT_PAGE_LIMIT })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PAGE_LIMIT)
+  limit?: number;
+
+  @ApiPropertyOptional({ description: '`nextCursor` of the previous page' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 500)
+  after?: string;
+}
+
+export class WalletQueryDto {
+  @ApiPropertyOptional({ enum: ENVIRONMENTS, default: 'live' })
+  @IsOptional()
+  @IsIn(ENVIRONMENTS)
+  environment?: KeyEnvironment;
+}
+
+export class LedgerQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ enum: ENVIRONMENTS, description: 'Only this wallet; both when absent' })
+  @IsOptional()
+  @IsIn(ENVIRONMENTS)
+  environment?: KeyEnvironment;
+}
+
+export class TaskQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ description: 'One task kind (e.g. `omni`, `alt`, `audio`, `image`); every kind when absent' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 50)
+  kind?: string;
+
+  @ApiPropertyOptional({ description: "Only tasks in this status (the kind's own status names)" })
+  @IsOptional()
+  @IsString()
+  @Length(1, 50)
+  status?: string;
+
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID()
+  workspaceId?: string;
+}
+
+// ---- responses ----
+
+export class WorkspaceDto {
+  @ApiProperty({ format: 'uuid' })
+  id!: string;
+  @ApiProperty({ example: 'Acme' })
+  name!: string;
+  @ApiProperty({ type: String, format: 'date-time' })
+  createdAt!: Date;
+}
+
+export class WorkspaceDetailDto extends WorkspaceDto {
+  @ApiProperty({ type: WalletResponseDto, description: 'The live wallet (what `svc_live_` keys spend)' })
+  wallet!: WalletResponseDto;
+  @ApiProperty({ type: WalletResponseDto, description: 'The test wallet (what `svc_test_` keys spend)' })
+  testWallet!: WalletResponseDto;
+}
+
+export class ApiKeyDto {
+  @ApiProperty({ format: 'uuid' })
+  id!: string;
+  @ApiProperty({ format: 'uuid' })
+  workspaceId!: string;
+  @ApiProperty({ example: 'backend' })
+  name!: string;
+  @ApiProperty({ example: 'svc_live_AbCd', description: 'The first characters of the key, to tell keys apart' })
+  prefix!: string;
+  @ApiProperty({ enum: ENVIRONMENTS })
+  environment!: KeyEnvironment;
+  @ApiProperty({ enum: ['active', 'revoked'] })
+  status!: 'active' | 'revoked';
+  @ApiProperty({ type: String, format: 'date-time' })
+  createdAt!: Date;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  revokedAt!: Date | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Updated at most once a minute' })
+  lastUsedAt!: Date | null;
+}
+
+export class IssuedApiKeyDto extends ApiKeyDto {
+  @ApiProperty({ example: 'svc_live_…', description: 'The whole key: shown in this answer only, never again' })
+  key!: string;
+}
+
+export class LedgerEntryDto {
+  @ApiProperty({ example: '1042', description: 'Increasing; a string because it is a 64-bit integer' })
+  id!: string;
+  @ApiProperty({ enum: ['credit', 'hold', 'capture', 'release', 'adjust'] })
+  kind!: string;
+  @ApiProperty({ example: 50, description: 'USD, never negative: `kind` says which way the money moved' })
+  amountUsd!: number;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true })
+  holdId!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'omni' })
+  subjectType!: string | null;
+  @ApiProperty({ type: String, nullable: true })
+  subjectId!: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'The credit reference (credits only)' })
+  reference!: string | null;
+  @ApiProperty({ enum: ENVIRONMENTS })
+  environment!: KeyEnvironment;
+  @ApiProperty({ type: String, format: 'date-time' })
+  createdAt!: Date;
+}
+
+export class AdminTaskDto {
+  @ApiProperty({ example: 'omni:4f0c…' })
+  id!: string;
+  @ApiProperty({ example: 'omni' })
+  kind!: string;
+  @ApiProperty({ format: 'uuid' })
+  workspaceId!: string;
+  @ApiProperty({ format: 'uuid' })
+  apiKeyId!: string;
+  @ApiProperty()
+  model!: string;
+  @ApiProperty()
+  status!: string;
+  @ApiProperty({ type: String, nullable: true })
+  phase!: string | null;
+  @ApiProperty({ type: Number, nullable: true })
+  chargedUsd!: number | null;
+  @ApiProperty({ type: String, nullable: true })
+  failureReason!: string | null;
+  @ApiProperty({ type: String, format: 'date-time' })
+  createdAt!: Date;
+  @ApiProperty({ type: String, format: 'date-time' })
+  updatedAt!: Date;
+}
+
+abstract class PageDto {
+  @ApiProperty()
+  hasMore!: boolean;
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as `after` for the next page; null on the last page' })
+  nextCursor!: string | null;
+}
+
+export class WorkspacePageDto extends PageDto {
+  @ApiProperty({ type: [WorkspaceDetailDto] })
+  items!: WorkspaceDetailDto[];
+}
+
+export class ApiKeyPageDto extends PageDto {
+  @ApiProperty({ type: [ApiKeyDto] })
+  items!: ApiKeyDto[];
+}
+
+export class LedgerPageDto extends PageDto {
+  @ApiProperty({ type: [LedgerEntryDto] })
+  items!: LedgerEntryDto[];
+}
+
+export class AdminTaskPageDto extends PageDto {
+  @ApiProperty({ type: [AdminTaskDto] })
+  items!: AdminTaskDto[];
+}

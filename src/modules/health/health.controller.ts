@@ -1,0 +1,57 @@
+import { Controller, Get, Header, Inject } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProduces, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { HealthCheck, HealthCheckService, type HealthCheckResult, type HealthIndicatorResult, HealthIndicatorService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import type { Redis } from 'ioredis';
+import { REDIS } from '../../queue/redis.provider.js';
+import { Public } from '../identity/route-access.js';
+import { Metrics } from './metrics.service.js';
+
+@ApiTags('operations')
+@Public()
+@Controller()
+export class HealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly database: TypeOrmHealthIndicator,
+    private readonly indicators: HealthIndicatorService,
+    private readonly metrics: Metrics,
+    @Inject(REDIS) private readonly redis: Redis,
+  ) {}
+
+  @Get('health/live')
+  @ApiOperation({ summary: 'Liveness: the process answers' })
+  @ApiOkResponse({ description: '`{status:"ok"}`' })
+  live(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  @Get('health/ready')
+  @HealthCheck()
+  @ApiOperation({ summary: 'Readiness: PostgreSQL and Redis answer' })
+  @ApiServiceUnavailableResponse({ description: 'a dependency is down; the body names it' })
+  ready(): Promise<HealthCheckResult> {
+    return this.health.check([() => this.database.pingCheck('postgres', { timeout: 2000 }), () => this.redisCheck()]);
+  }
+
+  @Get('metrics')
+  @Header('content-type', 'text/plain; version=0.0.4; charset=utf-8')
+  @ApiOperation({ summary: 'Prometheus metrics: HTTP counts and durations, queue depths, wallet holds' })
+  @ApiProduces('text/plain')
+  @ApiOkResponse({ description: 'Prometheus text exposition format 0.0.4', schema: { type: 'string' } })
+  scrape(): Promise<string> {
+    return this.metrics.registry.metrics();
+  }
+
+  private async redisCheck(): Promise<HealthIndicatorResult> {
+    const indicator = this.indicators.check('redis');
+    try {
+      const pong = await Promise.race([
+        this.redis.ping(),
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout after 2000 ms')), 2000).unref()),
+      ]);
+      return pong === 'PONG' ? indicator.up() : indicator.down({ message: `unexpected answer ${pong}` });
+    } catch (error) {
+      return indicator.down({ message: String(error) });
+    }
+  }
+}

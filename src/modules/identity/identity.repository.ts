@@ -1,0 +1,87 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { DataSource, type EntityManager } from 'typeorm';
+import { type CursorPosition } from '../../../libs/common/index.js';
+import { ApiKeyEntity, type KeyEnvironment } from './api-key.entity.js';
+import { WorkspaceEntity } from './workspace.entity.js';
+
+/** Storage of workspaces and API keys. */
+@Injectable()
+export class IdentityRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  async createWorkspace(name: string, manager: EntityManager = this.db.manager): Promise<WorkspaceEntity> {
+    const row = manager.create(WorkspaceEntity, { id: randomUUID(), name });
+    return manager.save(row);
+  }
+
+  findWorkspace(id: string): Promise<WorkspaceEntity | null> {
+    return this.db.manager.findOneBy(WorkspaceEntity, { id });
+  }
+
+  /** Newest first; `limit + 1` rows so the caller can tell whether more exist. */
+  listWorkspaces(limit: number, after?: CursorPosition): Promise<WorkspaceEntity[]> {
+    const query = this.db.manager
+      .createQueryBuilder(WorkspaceEntity, 'w')
+      .orderBy('w.created_at', 'DESC')
+      .addOrderBy('w.id', 'DESC')
+      .limit(limit + 1);
+    // The cursor's time is a JS Date (milliseconds) while created_at has microseconds: compare
+    // with the cursor row's own created_at, else rows sharing its millisecond are skipped.
+    if (after) {
+      query.where('(w.created_at, w.id) < (COALESCE((SELECT c.created_at FROM workspace c WHERE c.id = :id), :createdAt), :id)', {
+        createdAt: after.createdAt,
+        id: after.id,
+      });
+    }
+    return query.getMany();
+  }
+
+  async createApiKey(
+    input: { workspaceId: string; name: string; environment: KeyEnvironment; prefix: string; secretSha256: Buffer },
+    manager: EntityManager = this.db.manager,
+  ): Promise<ApiKeyEntity> {
+    const row = manager.create(ApiKeyEntity, { id: randomUUID(), status: 'active', revokedAt: null, lastUsedAt: null, ...input });
+    return manager.save(row);
+  }
+
+  findApiKeyByHash(sha256: Buffer): Promise<ApiKeyEntity | null> {
+    return this.db.manager.findOneBy(ApiKeyEntity, { secretSha256: sha256 });
+  }
+
+  findApiKey(id: string): Promise<ApiKeyEntity | null> {
+    return this.db.manager.findOneBy(ApiKeyEntity, { id });
+  }
+
+  listApiKeys(workspaceId: string, limit: number, after?: CursorPosition): Promise<ApiKeyEntity[]> {
+    const query = this.db.manager
+      .createQueryBuilder(ApiKeyEntity, 'k')
+      .where('k.workspace_id = :workspaceId', { workspaceId })
+      .orderBy('k.created_at', 'DESC')
+      .addOrderBy('k.id', 'DESC')
+      .limit(limit + 1);
+    if (after) {
+      query.andWhere('(k.created_at, k.id) < (COALESCE((SELECT c.created_at FROM api_key c WHERE c.id = :id), :createdAt), :id)', {
+        createdAt: after.createdAt,
+        id: after.id,
+      });
+    }
+    return query.getMany();
+  }
+
+  /** Idempotent: revoking a revoked key keeps its first revocation time. */
+  async revokeApiKey(id: string): Promise<ApiKeyEntity | null> {
+    await this.db.query(`UPDATE api_key SET status = 'revoked', revoked_at = now() WHERE id = $1 AND status = 'active'`, [id]);
+    return this.findApiKey(id);
+  }
+
+  /** Best effort, throttled by the caller: never on the request's critical path. */
+  async touchApiKey(id: string, at: Date): Promise<void> {
+    await this.db.query(`UPDATE api_key SET last_used_at = $2 WHERE id = $1`, [id, at]);
+  }
+
+  countWorkspaces(): Promise<number> {
+    return this.db.manager.count(WorkspaceEntity);
+  }
+}

@@ -1,0 +1,33 @@
+import { Global, Module } from '@nestjs/common';
+import { GuardedHttpClient } from '../../../libs/common/index.js';
+import { ProviderRegistry } from '../../../libs/providers/index.js';
+import { AppConfig } from '../../config/app-config.js';
+
+/**
+ * The provider registry, with the credentials the configuration holds, and the guarded client
+ * for outbound HTTP to user-supplied URLs. Domain modules register
+ * their adapters (live and sandbox) into it in onModuleInit and resolve one per request.
+ */
+@Global()
+@Module({
+  providers: [
+    {
+      provide: ProviderRegistry,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) =>
+        new ProviderRegistry({
+          gemini: Boolean(config.env.GEMINI_API_KEY),
+          elevenlabs: Boolean(config.env.ELEVENLABS_API_KEY),
+          kling: Boolean(config.env.KLING_ACCESS_KEY && config.env.KLING_SECRET_KEY),
+        }),
+    },
+    {
+      provide: GuardedHttpClient,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) =>
+        new GuardedHttpClient({ allowHttp: config.env.OUTBOUND_ALLOW_HTTP, allowPrivate: config.env.OUTBOUND_ALLOW_PRIVATE }),
+    },
+  ],
+  exports: [ProviderRegistry, GuardedHttpClient],
+})
+export class ProvidersModule {}
