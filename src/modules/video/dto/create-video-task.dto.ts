@@ -1,0 +1,175 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  Equals,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsString,
+  Length,
+  Max,
+  Min,
+  registerDecorator,
+  ValidateIf,
+  ValidateNested,
+  type ValidationOptions,
+} from 'class-validator';
+import type { VideoMode, VideoRatio, VideoResolutionName } from '../../../../libs/providers/index.js';
+import { VIDEO_MODELS, type VideoModel } from '../../billing/price-catalogue.js';
+
+export const VIDEO_MODES: readonly VideoMode[] = [
+  'text_to_video',
+  'image_first_frame',
+  'image_first_last_frame',
+  'multimodal_reference',
+  'video_extend',
+  'video_modify',
+];
+export const VIDEO_RESOLUTIONS: readonly VideoResolutionName[] = ['360p', '720p', '1080p', '4k'];
+export const VIDEO_RATIOS: readonly VideoRatio[] = ['16:9', '9:16'];
+
+/** Optional, but `null` is not "absent": a field is either omitted or valid. */
+const Optional = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
+
+const GS_URI = /^gs:\/\/[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]\/\S+$/;
+
+/**
+ * Rule 4: a public/signed `https://` URL or a `gs://bucket/object` URI; nothing else. (`http://`
+ * passes this syntax check only so that the service can accept it where OUTBOUND_ALLOW_HTTP is
+ * on — local development and tests; resolveVideoRequest refuses it everywhere else.)
+ */
+export function isMediaUri(value: unknown): boolean {
+  if (typeof value !== 'string' || value.length > 4096) return false;
+  if (value.startsWith('gs://')) return GS_URI.test(value);
+  if (!value.startsWith('https://') && !value.startsWith('http://')) return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '' && url.username === '' && url.password === '';
+  } catch {
+    return false;
+  }
+}
+
+function IsMediaUri(options?: ValidationOptions) {
+  return (object: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isMediaUri',
+      target: object.constructor,
+      propertyName,
+      options: { message: 'must be an https:// URL or a gs://bucket/object URI', ...options },
+      validator: { validate: isMediaUri },
+    });
+}
+
+export class VideoAssetsDto {
+  @ApiPropertyOptional({ example: 'https://example.com/first.png' })
+  @Optional() @IsMediaUri()
+  firstFrameImage?: string;
+
+  @ApiPropertyOptional()
+  @Optional() @IsMediaUri()
+  lastFrameImage?: string;
+
+  @ApiPropertyOptional({ type: [String], minItems: 1, maxItems: 10 })
+  @Optional() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(10) @IsMediaUri({ each: true })
+  referenceImages?: string[];
+
+  @ApiPropertyOptional()
+  @Optional() @IsMediaUri()
+  sourceVideo?: string;
+
+  @ApiPropertyOptional({ type: [String], minItems: 1, maxItems: 3 })
+  @Optional() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(3) @IsMediaUri({ each: true })
+  referenceVideos?: string[];
+}
+
+export class VideoControlsDto {
+  @ApiPropertyOptional({ minimum: 3, maximum: 10, default: 5 })
+  @Optional() @IsInt() @Min(3) @Max(10)
+  duration?: number;
+
+  @ApiPropertyOptional({ enum: VIDEO_RESOLUTIONS, default: '720p' })
+  @Optional() @IsIn(VIDEO_RESOLUTIONS)
+  resolution?: VideoResolutionName;
+
+  @ApiPropertyOptional({ enum: VIDEO_RATIOS, default: '16:9' })
+  @Optional() @IsIn(VIDEO_RATIOS)
+  ratio?: VideoRatio;
+
+  @ApiPropertyOptional({ enum: [true], default: true })
+  @Optional() @IsBoolean() @Equals(true, { message: 'must be true (every video has native audio)' })
+  generateAudio?: boolean;
+
+  @ApiPropertyOptional({ enum: [1], default: 1 })
+  @Optional() @IsInt() @Equals(1, { message: 'must be 1 (one video per task)' })
+  outputCount?: number;
+}
+
+/** `providerOptions.vendor` is accepted but has no allowed properties: `{}` only. */
+function IsEmptyObject() {
+  return (object: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isEmptyObject',
+      target: object.constructor,
+      propertyName,
+      options: { message: 'must be an empty object (no vendor options are supported for video)' },
+      validator: {
+        validate: (value: unknown) =>
+          typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0,
+      },
+    });
+}
+
+export class VideoProviderOptionsDto {
+  @ApiPropertyOptional({ type: Object, description: 'Accepted, but must be an empty object' })
+  @Optional() @IsEmptyObject()
+  vendor?: Record<string, never>;
+}
+
+export class CreateVideoTaskDto {
+  @ApiProperty({ enum: VIDEO_MODELS })
+  @IsIn(VIDEO_MODELS)
+  model!: VideoModel;
+
+  @ApiProperty({ minLength: 1, maxLength: 10_000 })
+  @IsString() @Length(1, 10_000)
+  prompt!: string;
+
+  @ApiPropertyOptional({ enum: VIDEO_MODES, description: 'Inferred from assets when omitted; video_extend must be set explicitly' })
+  @Optional() @IsIn(VIDEO_MODES)
+  mode?: VideoMode;
+
+  @ApiPropertyOptional({ type: VideoAssetsDto })
+  @Optional() @IsObject() @ValidateNested() @Type(() => VideoAssetsDto)
+  assets?: VideoAssetsDto;
+
+  @ApiPropertyOptional({ type: VideoControlsDto })
+  @Optional() @IsObject() @ValidateNested() @Type(() => VideoControlsDto)
+  controls?: VideoControlsDto;
+
+  @ApiPropertyOptional({ type: VideoProviderOptionsDto })
+  @Optional() @IsObject() @ValidateNested() @Type(() => VideoProviderOptionsDto)
+  providerOptions?: VideoProviderOptionsDto;
+}
+
+export class ListVideoTasksQueryDto {
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
+  @Optional() @IsInt() @Min(1) @Max(100)
+  limit?: number;
+
+  @ApiPropertyOptional({ description: 'nextCursor of the previous page' })
+  @Optional() @IsString() @Length(1, 512)
+  after?: string;
+
+  @ApiPropertyOptional({ enum: ['queued', 'running', 'succeeded', 'failed'] })
+  @Optional() @IsIn(['queued', 'running', 'succeeded', 'failed'])
+  status?: 'queued' | 'running' | 'succeeded' | 'failed';
+
+  @ApiPropertyOptional({ enum: VIDEO_MODELS })
+  @Optional() @IsIn(VIDEO_MODELS)
+  model?: VideoModel;
+}

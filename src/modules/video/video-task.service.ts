@@ -1,0 +1,159 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Clock, type Page, decodeCursor, DEFAULT_PAGE_LIMIT, DomainError, isIdOf, newId, toPage } from '../../../libs/common/index.js';
+import { ProviderRegistry, type VideoProvider } from '../../../libs/providers/index.js';
+import { AppConfig } from '../../config/app-config.js';
+import { videoMaxCost } from '../billing/price-catalogue.js';
+import { WalletService } from '../billing/wallet.service.js';
+import type { AuthenticatedKey } from '../identity/authenticated-key.js';
+import { MediaService } from '../media/media.service.js';
+import { JobName, QueueName } from '../../queue/queue-names.js';
+import { Queues } from '../../queue/queues.js';
+import type { CreateVideoTaskDto, ListVideoTasksQueryDto } from './dto/create-video-task.dto.js';
+import { VideoErrorCode, videoTaskNotFound } from './video-errors.js';
+import { resolveVideoRequest } from './video-rules.js';
+import { VideoTaskEntity } from './video-task.entity.js';
+import { VideoTaskRepository } from './video-task.repository.js';
+import type { VideoTaskResponseDto } from './video-task.resource.js';
+
+/** Signed video links live at most this long (spec: under one hour). */
+export const VIDEO_LINK_TTL_SECONDS = 3600;
+export const VIDEO_RETENTION_MS = 7 * 24 * 3600 * 1000;
+export const HOLD_SUBJECT = 'video_task';
+
+export const videoJobId = (taskId: string): string => `video:${taskId}`;
+
+/**
+ * The omni video use cases the controller calls: create (validate → 503 check → hold + row in
+ * one transaction → enqueue), read with fresh links, list, and the refused delete.
+ */
+@Injectable()
+export class VideoTaskService {
+  private readonly logger = new Logger(VideoTaskService.name);
+
+  constructor(
+    private readonly tasks: VideoTaskRepository,
+    private readonly wallet: WalletService,
+    private readonly registry: ProviderRegistry,
+    private readonly queues: Queues,
+    private readonly media: MediaService,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+  ) {}
+
+  async create(key: AuthenticatedKey, dto: CreateVideoTaskDto): Promise<VideoTaskResponseDto> {
+    const snapshot = resolveVideoRequest(dto, { allowHttp: this.config.env.OUTBOUND_ALLOW_HTTP });
+    const { adapter, provider } = this.provider(dto.model, key.environment);
+    if (!provider.available()) {
+      throw new DomainError(503, VideoErrorCode.Unavailable, 'video generation is temporarily unavailable; try again later', { 'retry-after': '30' });
+    }
+    const now = this.clock.now();
+    const id = newId('omni');
+    const amountMicros = videoMaxCost(dto.model, snapshot.controls.resolution);
+    const task = await this.tasks.transaction(async (manager) => {
+      const holdId = await this.wallet.hold(
+        { workspaceId: key.workspaceId, environment: key.environment, apiKeyId: key.id, amountMicros, subjectType: HOLD_SUBJECT, subjectId: id },
+        manager,
+      );
+      const row = Object.assign(new VideoTaskEntity(), {
+        id,
+        apiKeyId: key.id,
+        workspaceId: key.workspaceId,
+        environment: key.environment,
+        model: dto.model,
+        mode: snapshot.mode,
+        request: snapshot,
+        adapter: adapter as 'gemini-video' | 'sandbox',
+        status: 'queued',
+        phase: null,
+        upstreamOperation: null,
+        submitAttempts: 0,
+        pollAttempts: 0,
+        pollErrors: 0,
+        submittedAt: null,
+        reconciledAt: null,
+        mediaKey: null,
+        mediaBytes: null,
+        outputSeconds: null,
+        chargedMicros: null,
+        holdId,
+        failureReason: null,
+        completedAt: null,
+        expiresAt: null,
+        mediaDeletedAt: null,
+        createdAt: now,
+        updatedAt: now,
+      } satisfies VideoTaskEntity);
+      await this.tasks.insert(manager, row);
+      return row;
+    });
+    try {
+      await this.queues.add(QueueName.Video, JobName.VideoProcess, { taskId: id }, videoJobId(id), {
+        attempts: 8,
+        backoff: { type: 'exponential', delay: 2000 },
+      });
+    } catch (error) {
+      // The row and its hold are committed: the reconciler enqueues it once Redis answers again.
+      this.logger.error(`enqueue of ${id} failed; the reconciler will retry: ${String(error)}`);
+    }
+    return this.toResource(task);
+  }
+
+  async get(key: AuthenticatedKey, id: string): Promise<VideoTaskResponseDto> {
+    return this.toResource(await this.owned(key, id));
+  }
+
+  async list(key: AuthenticatedKey, query: ListVideoTasksQueryDto): Promise<Page<VideoTaskResponseDto>> {
+    const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
+    const rows = await this.tasks.listOwned(key.id, { limit, after: decodeCursor(query.after), status: query.status, model: query.model });
+    const page = toPage(rows, limit, (row) => row);
+    return { ...page, items: await Promise.all(page.items.map((row) => this.toResource(row))) };
+  }
+
+  /** Video tasks cannot be cancelled or deleted (spec, Endpoints › Video 4). */
+  async delete(key: AuthenticatedKey, id: string): Promise<never> {
+    await this.owned(key, id);
+    throw new DomainError(405, VideoErrorCode.OperationNotSupported, 'video tasks cannot be cancelled or deleted', { allow: 'GET' });
+  }
+
+  private async owned(key: AuthenticatedKey, id: string): Promise<VideoTaskEntity> {
+    if (!isIdOf('omni', id)) throw videoTaskNotFound();
+    const task = await this.tasks.findOwned(key.id, id);
+    if (!task) throw videoTaskNotFound();
+    return task;
+  }
+
+  private provider(model: string, environment: AuthenticatedKey['environment']): { adapter: string; provider: VideoProvider } {
+    try {
+      return this.registry.resolve<VideoProvider>({ capability: 'video', model, environment });
+    } catch {
+      throw new DomainError(503, VideoErrorCode.Unavailable, 'video generation is not configured on this service');
+    }
+  }
+
+  /** The spec's task shape; links are minted now and never stored. */
+  async toResource(task: VideoTaskEntity): Promise<VideoTaskResponseDto> {
+    const now = this.clock.now();
+    const outputs: VideoTaskResponseDto['outputs'] = { videos: [], images: [] };
+    if (task.status === 'succeeded' && task.expiresAt) {
+      outputs.expiresAt = task.expiresAt.toISOString();
+      const retained = task.expiresAt.getTime() > now.getTime() && task.mediaKey !== null && task.mediaDeletedAt === null;
+      if (retained) {
+        const ttl = Math.max(1, Math.min(VIDEO_LINK_TTL_SECONDS, Math.floor((task.expiresAt.getTime() - now.getTime()) / 1000)));
+        const link = await this.media.signedLink(task.mediaKey!, ttl);
+        outputs.videos = [link.url];
+        outputs.urlsExpireAt = link.expiresAt.toISOString();
+      }
+    }
+    const resource: VideoTaskResponseDto = {
+      id: task.id,
+      model: task.model,
+      status: task.status,
+      outputs,
+      createdAt: task.createdAt.toISOString(),
+      updatedAt: task.updatedAt.toISOString(),
+    };
+    if (task.phase === 'reconciliationRequired' && (task.status === 'queued' || task.status === 'running')) resource.phase = 'reconciliationRequired';
+    if (task.status === 'failed' && task.failureReason) resource.failureReason = task.failureReason;
+    return resource;
+  }
+}

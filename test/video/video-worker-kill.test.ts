@@ -1,0 +1,113 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, fork } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { createAccount, type TestAccount } from '../support/factories.js';
+import { bootTestApp, TEST_ADMIN_TOKEN, TEST_REDIS_URL, type TestApp } from '../support/test-app.js';
+import { createTask, download, getTask, holdOf, waitForTerminal } from './support/video-helpers.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/**
+ * A worker process is killed with SIGKILL in the middle of a task; another worker takes over.
+ * Whatever the moment, the client ends with one video and the wallet with one charge.
+ */
+describe('video worker killed mid-task', () => {
+  let api: TestApp;
+  let account: TestAccount;
+  const children: ChildProcess[] = [];
+  const extraApps: TestApp[] = [];
+
+  before(async () => {
+    api = await bootTestApp({ label: 'videokill', env: { APP_ROLE: 'api' } });
+    account = await createAccount(api, { creditUsd: 50 });
+  });
+  after(async () => {
+    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+    for (const app of extraApps) await app.close();
+    await api.close();
+  });
+
+  async function startChildWorker(): Promise<ChildProcess> {
+    const env = {
+      NODE_ENV: 'test',
+      DATABASE_URL: api.db.url,
+      DATABASE_CREATE_IF_MISSING: 'false',
+      REDIS_URL: TEST_REDIS_URL,
+      QUEUE_PREFIX: api.queuePrefix,
+      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+      MEDIA_DIR: api.mediaDir,
+      PUBLIC_BASE_URL: api.baseUrl,
+      LOG_LEVEL: 'silent',
+      DEMO_SEED: 'false',
+      OUTBOUND_ALLOW_HTTP: 'true',
+      OUTBOUND_ALLOW_PRIVATE: 'true',
+    };
+    const child = fork(join(here, 'support', 'worker-child.js'), [], { env: { ...process.env, SVC_CHILD_ENV: JSON.stringify(env) }, stdio: 'inherit' });
+    children.push(child);
+    await new Promise<void>((resolve, reject) => {
+      child.once('message', () => resolve());
+      child.once('exit', (code) => reject(new Error(`worker child exited early (${code})`)));
+    });
+    return child;
+  }
+
+  async function waitForPhase(id: string, phase: string, timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const [row] = await api.db.query<{ phase: string | null }>('SELECT phase FROM video_task WHERE id = $1', [id]);
+      if (row?.phase === phase) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    throw new Error(`task ${id} never reached ${phase}`);
+  }
+
+  async function kill(child: ChildProcess): Promise<void> {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  }
+
+  async function assertOneVideoOneCharge(id: string, expectedMicros: bigint): Promise<void> {
+    const task = await waitForTerminal(api, account, id, 90_000);
+    assert.equal(task.status, 'succeeded', task.failureReason);
+    assert.equal(task.outputs.videos.length, 1);
+    await download(task.outputs.videos[0]!);
+    const hold = await holdOf(api, id);
+    assert.equal(hold.holds, 1);
+    assert.equal(hold.status, 'settled');
+    assert.equal(hold.captured, expectedMicros);
+    const captures = await api.db.query(`SELECT 1 FROM ledger_entry l JOIN hold h ON h.id = l.hold_id WHERE h.subject_id = $1 AND l.kind = 'capture'`, [id]);
+    assert.equal(captures.length, 1);
+    const objects = await api.db.query(`SELECT 1 FROM media_object WHERE key LIKE $1 AND deleted_at IS NULL`, [`video/%/${id.slice(5)}.mp4`]);
+    assert.equal(objects.length, 1);
+  }
+
+  it('killed while the upstream is generating: a new worker resumes from the row', async () => {
+    const first = await startChildWorker();
+    const created = await createTask(api, account, { model: 'vendor-omni-flash-preview', prompt: 'kill me [sandbox:delay=2500]', controls: { duration: 3 } });
+    await waitForPhase(created.body.id, 'generating');
+    await kill(first);
+    assert.equal((await getTask(api, account, created.body.id)).status, 'running');
+    await startChildWorker();
+    await assertOneVideoOneCharge(created.body.id, 240_000n);
+  });
+
+  it('killed while storing the video, then Redis flushed: the reconciler re-enqueues and it ends with one video, one charge', async () => {
+    const first = await startChildWorker();
+    const created = await createTask(api, account, {
+      model: 'vendor-omni-1.1-flash-preview',
+      prompt: 'big one',
+      controls: { duration: 10, resolution: '4k' },
+    });
+    await waitForPhase(created.body.id, 'storing', 60_000);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // ffmpeg is running now
+    await kill(first);
+    await api.flushRedis();
+    // Another worker (in this process) boots: its boot-time reconcile finds the task's job missing.
+    const second = await bootTestApp({ label: 'videokill2', db: api.db, env: { APP_ROLE: 'worker', QUEUE_PREFIX: api.queuePrefix, MEDIA_DIR: api.mediaDir } });
+    extraApps.push(second);
+    await assertOneVideoOneCharge(created.body.id, 3_000_000n);
+  });
+});
