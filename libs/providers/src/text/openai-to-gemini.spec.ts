@@ -1,0 +1,235 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { DomainError } from '../../../common/index.js';
+import { estimateInputTokens, pendingMediaUrls, translateTextRequest } from './openai-to-gemini.js';
+
+const code = (fn: () => unknown): string => {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof DomainError) return `${error.status} ${error.code}`;
+    throw error;
+  }
+  return 'accepted';
+};
+
+describe('translateTextRequest (Chat → Gemini)', () => {
+  it('maps system/developer to systemInstruction, sampling and limits to generationConfig, reasoning to thinkingLevel', () => {
+    const { gemini, maxOutputTokens, stream, includeUsage } = translateTextRequest('chat', {
+      model: 'vendor-3.8-flash',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'developer', content: [{ type: 'text', text: 'Use metric.' }] },
+        { role: 'user', content: 'hi' },
+      ],
+      temperature: 0.4,
+      top_p: 0.9,
+      top_k: 20,
+      max_tokens: 300,
+      stop: 'END',
+      seed: 7,
+      frequency_penalty: 0.1,
+      reasoning_effort: 'high',
+      stream: true,
+      stream_options: { include_usage: true },
+      user: 'ignored',
+      logprobs: false,
+    });
+    assert.deepEqual(gemini.systemInstruction, { parts: [{ text: 'Be brief.' }, { text: 'Use metric.' }] });
+    assert.deepEqual(gemini.contents, [{ role: 'user', parts: [{ text: 'hi' }] }]);
+    assert.deepEqual(gemini.generationConfig, {
+      temperature: 0.4,
+      topP: 0.9,
+      topK: 20,
+      maxOutputTokens: 300,
+      stopSequences: ['END'],
+      seed: 7,
+      frequencyPenalty: 0.1,
+      candidateCount: 1,
+      thinkingConfig: { thinkingLevel: 'HIGH' },
+    });
+    assert.equal(maxOutputTokens, 300);
+    assert.equal(stream, true);
+    assert.equal(includeUsage, true);
+  });
+
+  it('defaults the thinking level per model and drops custom sampling on the lite model', () => {
+    assert.equal(translateTextRequest('chat', { model: 'vendor-3.7-flash', messages: [{ role: 'user', content: 'x' }] }).gemini.generationConfig!.thinkingConfig!.thinkingLevel, 'MEDIUM');
+    const lite = translateTextRequest('chat', { model: 'vendor-3.5-flash-lite', messages: [{ role: 'user', content: 'x' }], temperature: 1, top_p: 0.2, top_k: 3 });
+    assert.equal(lite.gemini.generationConfig!.thinkingConfig!.thinkingLevel, 'MINIMAL');
+    assert.equal(lite.gemini.generationConfig!.temperature, undefined);
+    assert.equal(lite.gemini.generationConfig!.topP, undefined);
+    assert.equal(lite.gemini.generationConfig!.topK, undefined);
+  });
+
+  it('translates image, video (fps, offsets, mediaResolution), audio and input_file parts', () => {
+    const { gemini } = translateTextRequest('chat', {
+      model: 'vendor-3.8-flash',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'high' } },
+            { type: 'input_video', video_url: 'https://cdn.example.com/clip.mp4', fps: 2, startOffset: 1.5, endOffset: '10s', mediaResolution: 'low' },
+            { type: 'input_audio', input_audio: { data: 'UklGRg==', format: 'wav' } },
+            { type: 'input_file', file_data: 'data:application/pdf;base64,JVBERi0=' },
+            { type: 'file', file: { file_data: 'data:text/plain,hello%20world', filename: 'a.txt' } },
+            { type: 'text', text: 'describe' },
+          ],
+        },
+      ],
+    });
+    assert.deepEqual(gemini.contents[0]!.parts, [
+      { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' }, mediaResolution: { level: 'MEDIA_RESOLUTION_HIGH' } },
+      {
+        fileData: { fileUri: 'https://cdn.example.com/clip.mp4', mimeType: 'video/mp4' },
+        videoMetadata: { fps: 2, startOffset: '1.5s', endOffset: '10s' },
+        mediaResolution: { level: 'MEDIA_RESOLUTION_LOW' },
+      },
+      { inlineData: { mimeType: 'audio/wav', data: 'UklGRg==' } },
+      { inlineData: { mimeType: 'application/pdf', data: 'JVBERi0=' } },
+      { inlineData: { mimeType: 'text/plain', data: Buffer.from('hello world').toString('base64') } },
+      { text: 'describe' },
+    ]);
+    assert.equal(pendingMediaUrls(gemini).length, 1);
+    assert.ok(estimateInputTokens(gemini) > 4 * 1120);
+  });
+
+  it('maps nested tools, tool_choice and structured output; vendor options merge with normalized fields winning', () => {
+    const { gemini } = translateTextRequest('chat', {
+      model: 'vendor-3.7-flash',
+      messages: [{ role: 'user', content: 'x' }],
+      tools: [{ type: 'function', function: { name: 'get_weather', description: 'w', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
+      tool_choice: { type: 'function', function: { name: 'get_weather' } },
+      temperature: 0.2,
+      response_format: { type: 'json_schema', json_schema: { name: 'r', schema: { type: 'object' } } },
+      providerOptions: {
+        vendor: {
+          generationConfig: { temperature: 1.5, responseModalities: ['TEXT'], thinkingConfig: { includeThoughts: true } },
+          safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_ONLY_HIGH' }],
+          tools: [{ codeExecution: {} }],
+          toolConfig: { functionCallingConfig: { mode: 'AUTO' }, retrievalConfig: { languageCode: 'en' } },
+        },
+      },
+    });
+    assert.deepEqual(gemini.tools, [
+      { functionDeclarations: [{ name: 'get_weather', description: 'w', parametersJsonSchema: { type: 'object', properties: { city: { type: 'string' } } } }] },
+      { codeExecution: {} },
+    ]);
+    assert.deepEqual(gemini.toolConfig, { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['get_weather'] }, retrievalConfig: { languageCode: 'en' } });
+    assert.equal(gemini.generationConfig!.temperature, 0.2);
+    assert.deepEqual(gemini.generationConfig!.responseModalities, ['TEXT']);
+    assert.equal(gemini.generationConfig!.responseMimeType, 'application/json');
+    assert.deepEqual(gemini.generationConfig!.responseJsonSchema, { type: 'object' });
+    assert.deepEqual(gemini.generationConfig!.thinkingConfig, { includeThoughts: true, thinkingLevel: 'MEDIUM' });
+    assert.equal(gemini.safetySettings!.length, 1);
+  });
+
+  it('replays assistant tool calls with signatures and native ids, and matches tool results by call id', () => {
+    const { gemini } = translateTextRequest('chat', {
+      model: 'vendor-3.8-flash',
+      messages: [
+        { role: 'user', content: 'weather in two cities' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'a1', type: 'function', function: { name: 'w', arguments: '{"city":"A"}' }, extra_content: { vendor: { thought_signature: 'U0lHMQ==', function_call_id: 'a1' } } },
+            { id: 'call_x', type: 'function', function: { name: 'w', arguments: '{"city":"B"}' } },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'call_x', content: 'rain' },
+        { role: 'tool', tool_call_id: 'a1', content: [{ type: 'text', text: '{"t":20}' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] },
+      ],
+    });
+    assert.deepEqual(gemini.contents[1], {
+      role: 'model',
+      parts: [{ functionCall: { name: 'w', args: { city: 'A' }, id: 'a1' }, thoughtSignature: 'U0lHMQ==' }, { functionCall: { name: 'w', args: { city: 'B' } } }],
+    });
+    assert.deepEqual(gemini.contents[2], {
+      role: 'user',
+      parts: [
+        { functionResponse: { name: 'w', response: { output: 'rain' } } },
+        { functionResponse: { name: 'w', id: 'a1', response: { t: 20 }, parts: [{ inlineData: { mimeType: 'image/png', data: 'AAAA' } }] } },
+      ],
+    });
+  });
+
+  it('gives replayed providerMetadata.vendor.parts precedence over reconstructed content, byte for byte', () => {
+    const parts = [
+      { text: 'thinking', thought: true },
+      { executableCode: { language: 'PYTHON', code: 'print(1)' } },
+      { codeExecutionResult: { outcome: 'OUTCOME_OK', output: '1\n' } },
+      { text: 'done', thoughtSignature: 'c2ln' },
+    ];
+    const { gemini } = translateTextRequest('chat', {
+      model: 'vendor-3.8-flash',
+      messages: [
+        { role: 'user', content: 'x' },
+        { role: 'assistant', content: 'something else entirely', providerMetadata: { vendor: { parts } } },
+        { role: 'user', content: 'y' },
+      ],
+    });
+    assert.deepEqual(gemini.contents[1], { role: 'model', parts });
+  });
+});
+
+describe('translateTextRequest (Responses → Gemini)', () => {
+  it('maps instructions, flat tools, function_call items with providerMetadata and function_call_output', () => {
+    const signed = { functionCall: { id: 'n1', name: 'w', args: { city: 'A' } }, thoughtSignature: 'c2ln' };
+    const { gemini } = translateTextRequest('responses', {
+      model: 'vendor-3.8-flash',
+      instructions: 'Be brief.',
+      input: [
+        { role: 'user', content: [{ type: 'input_text', text: 'weather' }] },
+        { type: 'function_call', id: 'fc_1', call_id: 'n1', name: 'w', arguments: '{"city":"A"}', providerMetadata: { vendor: { parts: [signed] } } },
+        { type: 'function_call', id: 'fc_2', call_id: 'call_2', name: 'w', arguments: '{"city":"B"}' },
+        { type: 'function_call_output', call_id: 'n1', output: 'sun' },
+        { type: 'function_call_output', call_id: 'call_2', output: 'rain' },
+      ],
+      tools: [{ type: 'function', name: 'w', parameters: { type: 'object' } }],
+      tool_choice: 'required',
+      reasoning: { effort: 'low' },
+      text: { format: { type: 'json_object' } },
+      max_output_tokens: 99,
+    });
+    assert.deepEqual(gemini.systemInstruction, { parts: [{ text: 'Be brief.' }] });
+    assert.deepEqual(gemini.contents[1], { role: 'model', parts: [signed, { functionCall: { name: 'w', args: { city: 'B' } } }] });
+    assert.deepEqual(gemini.contents[2]!.parts, [
+      { functionResponse: { id: 'n1', name: 'w', response: { output: 'sun' } } },
+      { functionResponse: { name: 'w', response: { output: 'rain' } } },
+    ]);
+    assert.deepEqual(gemini.toolConfig, { functionCallingConfig: { mode: 'ANY' } });
+    assert.equal(gemini.generationConfig!.thinkingConfig!.thinkingLevel, 'LOW');
+    assert.equal(gemini.generationConfig!.responseMimeType, 'application/json');
+    assert.equal(gemini.generationConfig!.maxOutputTokens, 99);
+  });
+});
+
+describe('translateTextRequest rejections', () => {
+  const chat = (extra: Record<string, unknown>, model = 'vendor-3.8-flash') => () =>
+    translateTextRequest('chat', { model, messages: [{ role: 'user', content: 'x' }], ...extra });
+  it('refuses every rule of the spec with its code', () => {
+    assert.equal(code(chat({ parallel_tool_calls: false })), '422 text.parallel_tool_calls_unsupported');
+    assert.equal(code(() => translateTextRequest('responses', { model: 'vendor-3.8-flash', input: 'x', background: true })), '422 text.background_unsupported');
+    assert.equal(code(chat({ reasoning_effort: 'minimal' })), '422 text.reasoning_effort_unsupported');
+    assert.equal(code(chat({ reasoning_effort: 'minimal' }, 'vendor-3.7-flash')), '422 text.reasoning_effort_unsupported');
+    assert.equal(code(chat({ reasoning_effort: 'minimal' }, 'vendor-3.5-flash-lite')), 'accepted');
+    assert.equal(code(chat({ providerOptions: { vendor: { generationConfig: { thinkingConfig: { thinkingLevel: 'MINIMAL' } } } } })), '422 text.reasoning_effort_unsupported');
+    assert.equal(code(chat({ providerOptions: { vendor: { generationConfig: { thinkingConfig: { thinkingBudget: 0 } } } } })), '422 text.thinking_budget_unsupported');
+    assert.equal(code(chat({ providerOptions: { vendor: { generationConfig: { thinkingConfig: { thinkingBudget: 0 } } } } }, 'vendor-3.7-flash')), 'accepted');
+    assert.equal(code(chat({ presence_penalty: 0 }, 'vendor-3.5-flash-lite')), '422 text.penalties_unsupported');
+    assert.equal(code(chat({ presence_penalty: 0 })), 'accepted');
+    assert.equal(code(() => translateTextRequest('chat', { model: 'vendor-3.5-flash-lite', messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: 'y' }, { role: 'system', content: 's' }] })), '422 text.final_assistant_message_unsupported');
+    assert.equal(code(chat({ messages: [{ role: 'user', content: [{ type: 'input_file', file_url: 'gs://b/f.pdf' }] }] })), '422 text.gcs_uri_unsupported');
+    assert.equal(code(chat({ providerOptions: { vendor: { toolConfig: { functionCallingConfig: { streamFunctionCallArguments: true } } } } })), '422 text.stream_function_call_arguments_unsupported');
+    assert.equal(code(chat({ tool_choice: { type: 'function', function: { name: 'nope' } } })), '400 text.tool_choice_undeclared');
+    assert.equal(code(chat({ top_p: 1.01 })), '400 text.invalid_field');
+    assert.equal(code(chat({ top_k: 0.5 })), '400 text.invalid_field');
+    assert.equal(code(chat({ max_tokens: 65_537 })), '400 text.invalid_field');
+    assert.equal(code(chat({ model: 'vendor-9' })), '400 text.unknown_model');
+    assert.equal(code(chat({ n: 3 })), '422 text.candidate_count_unsupported');
+    assert.equal(code(chat({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'ftp://x/y.png' } }] }] })), '400 text.invalid_field');
+    assert.equal(code(chat({ providerOptions: { vendor: { cachedContent: 'x' } } })), '400 text.invalid_field');
+  });
+});

@@ -1,0 +1,41 @@
+import { Injectable } from '@nestjs/common';
+import { DomainError, GuardedHttpClient, OutboundRequestError } from '../../../libs/common/index.js';
+import { type GeminiRequest, pendingMediaUrls, TextErrorCode } from '../../../libs/providers/src/text/index.js';
+
+/** Largest media file fetched for a text request. */
+const MAX_MEDIA_BYTES = 20 * 1024 * 1024;
+
+/**
+ * Fetches the HTTPS media links of a text request through the guarded client (DESIGN §7) and
+ * inlines them, so the upstream never fetches a user-supplied URL itself. Data URLs were
+ * decoded during translation; gs:// was refused there.
+ */
+@Injectable()
+export class TextMediaResolver {
+  constructor(private readonly http: GuardedHttpClient) {}
+
+  async resolve(request: GeminiRequest): Promise<void> {
+    const parts = pendingMediaUrls(request);
+    await Promise.all(
+      parts.map(async (part) => {
+        const { fileUri, mimeType } = part.fileData!;
+        let response;
+        try {
+          response = await this.http.request(fileUri, { method: 'GET', timeoutMs: 15_000, maxBytes: MAX_MEDIA_BYTES });
+        } catch (error) {
+          const reason = error instanceof OutboundRequestError ? `${error.reason}: ${error.message}` : String(error);
+          throw new DomainError(422, TextErrorCode.MediaFetchFailed, `media ${fileUri} could not be fetched (${reason})`);
+        }
+        if (response.status !== 200) {
+          throw new DomainError(422, TextErrorCode.MediaFetchFailed, `media ${fileUri} answered HTTP ${response.status}`);
+        }
+        const type = response.headers['content-type']?.split(';')[0]?.trim();
+        delete part.fileData;
+        part.inlineData = {
+          mimeType: type && type !== 'application/octet-stream' ? type : (mimeType ?? 'application/octet-stream'),
+          data: response.body.toString('base64'),
+        };
+      }),
+    );
+  }
+}

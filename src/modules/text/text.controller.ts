@@ -1,0 +1,50 @@
+import { Body, Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiBody, ApiOkResponse, ApiOperation, ApiPaymentRequiredResponse, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ErrorEnvelopeDto } from '../../app/error-envelope.dto.js';
+import { type AuthenticatedKey, CurrentKey } from '../identity/authenticated-key.js';
+import { ApiKeyRoute } from '../identity/route-access.js';
+import { findTextModel, listTextModels } from './text-models.js';
+import { TextService } from './text.service.js';
+
+/**
+ * The two text operations and the model list. Bodies are taken as plain objects (the strict
+ * pipe skips `Object`): OpenAI clients send fields we accept and ignore, and message shapes
+ * are polymorphic, so translateTextRequest validates them by hand before any hold.
+ */
+@ApiTags('text')
+@ApiKeyRoute()
+@ApiBadRequestResponse({ type: ErrorEnvelopeDto, description: '`text.invalid_field`, `text.unknown_model`, `text.tool_choice_undeclared`, `text.unknown_tool_call`, `text.upstream_rejected`' })
+@ApiUnprocessableEntityResponse({ type: ErrorEnvelopeDto, description: 'a well-formed request for something unsupported (docs/text.md)' })
+@ApiPaymentRequiredResponse({ type: ErrorEnvelopeDto, description: '`text.insufficient_balance`' })
+@Controller('api/svc/v1')
+export class TextController {
+  constructor(private readonly text: TextService) {}
+
+  @Post('chat/completions')
+  @ApiOperation({ summary: 'Chat-Completions-style generation; SSE when stream is true' })
+  @ApiBody({ schema: { type: 'object' } })
+  chat(@CurrentKey() key: AuthenticatedKey, @Body() body: Record<string, unknown>, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    return this.text.generate('chat', key, body, request, reply);
+  }
+
+  @Post('responses')
+  @ApiOperation({ summary: 'Responses-style generation; SSE when stream is true' })
+  @ApiBody({ schema: { type: 'object' } })
+  responses(@CurrentKey() key: AuthenticatedKey, @Body() body: Record<string, unknown>, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    return this.text.generate('responses', key, body, request, reply);
+  }
+
+  @Get('models')
+  @ApiOperation({ summary: 'The text models (OpenAI list shape)' })
+  @ApiOkResponse({ schema: { type: 'object' } })
+  models(): Record<string, unknown> {
+    return listTextModels();
+  }
+
+  @Get('models/:id')
+  @ApiOperation({ summary: 'One text model' })
+  model(@Param('id') id: string): Record<string, unknown> {
+    return findTextModel(id);
+  }
+}

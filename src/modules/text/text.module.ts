@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { BillingModule } from '../billing/billing.module.js';
+import { TextMediaResolver } from './text-media.resolver.js';
+import { TextController } from './text.controller.js';
+import { TextService } from './text.service.js';
+
+/** Text generation: the Chat-Completions-style and Responses-style operations, and the model list. */
+@Module({
+  imports: [BillingModule],
+  controllers: [TextController],
+  providers: [TextService, TextMediaResolver],
+})
+export class TextModule {}

@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, it } from 'node:test';
+import type OpenAI from 'openai';
+import { textCost } from '../../src/modules/billing/price-catalogue.js';
+import { createAccount, type TestAccount } from '../support/factories.js';
+import { bootTestApp, type TestApp } from '../support/test-app.js';
+import { openaiFor, textHolds, walletRow } from './text-helpers.js';
+
+async function waitForHold(t: TestApp, workspaceId: string, count: number, status = (s: string) => s !== 'open') {
+  for (let i = 0; i < 100; i++) {
+    const holds = await textHolds(t, workspaceId);
+    if (holds.length >= count && status(holds[count - 1]!.status)) return holds[count - 1]!;
+    await sleep(50);
+  }
+  throw new Error('hold not resolved in time');
+}
+
+describe('text money: hold, settle on reported usage, partial charge on abort, release on failure', () => {
+  let t: TestApp;
+  let client: OpenAI;
+  let account: TestAccount;
+
+  before(async () => {
+    t = await bootTestApp({ label: 'text-ledger' });
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  it('a sync call charges exactly the reported usage at catalogue prices', async () => {
+    account = await createAccount(t, { creditUsd: 10 });
+    client = openaiFor(t, account.key);
+    const completion = await client.chat.completions.create({ model: 'vendor-3.8-flash', messages: [{ role: 'user', content: 'price me' }] });
+    const [hold] = await textHolds(t, account.workspaceId);
+    const expected = textCost('vendor-3.8-flash', completion.usage!.prompt_tokens, completion.usage!.completion_tokens);
+    assert.equal(hold!.status, 'settled');
+    assert.equal(BigInt(hold!.captured_micros), expected);
+    assert.equal(hold!.subject_id, completion.id);
+    const wallet = await walletRow(t, account.workspaceId);
+    assert.equal(wallet.held, 0n);
+    assert.equal(wallet.balance, 10_000_000n - expected);
+  });
+
+  it('a streamed call is settled before [DONE], on the usage the stream reports (never zero)', async () => {
+    account = await createAccount(t, { creditUsd: 10 });
+    client = openaiFor(t, account.key);
+    const stream = await client.chat.completions.create({ model: 'vendor-3.7-flash', messages: [{ role: 'user', content: 'stream me' }], stream: true, stream_options: { include_usage: true } });
+    let usage: OpenAI.CompletionUsage | undefined;
+    for await (const chunk of stream) usage = chunk.usage ?? usage;
+    // The SDK stops at [DONE]: by then the hold must already be settled.
+    const [hold] = await textHolds(t, account.workspaceId);
+    assert.equal(hold!.status, 'settled');
+    const expected = textCost('vendor-3.7-flash', usage!.prompt_tokens, usage!.completion_tokens);
+    assert.ok(expected > 0n);
+    assert.equal(BigInt(hold!.captured_micros), expected);
+  });
+
+  it('a Responses stream is settled before its terminal event', async () => {
+    account = await createAccount(t, { creditUsd: 10 });
+    client = openaiFor(t, account.key);
+    const stream = client.responses.stream({ model: 'vendor-3.5-flash-lite', input: 'stream me' });
+    let settledAtTerminal: string | undefined;
+    for await (const event of stream) {
+      if (event.type === 'response.completed') settledAtTerminal = (await textHolds(t, account.workspaceId))[0]!.status;
+    }
+    assert.equal(settledAtTerminal, 'settled');
+  });
+
+  it('a client abort mid-stream cancels the upstream and charges what was produced (not zero, not the hold)', async () => {
+    account = await createAccount(t, { creditUsd: 10 });
+    client = openaiFor(t, account.key);
+    const controller = new AbortController();
+    const stream = await client.chat.completions.create(
+      { model: 'vendor-3.8-flash', messages: [{ role: 'user', content: 'a long story please [sandbox:delay=150]' }], stream: true },
+      { signal: controller.signal },
+    );
+    let received = 0;
+    let sawDone = false;
+    for await (const chunk of stream) {
+      if (chunk.choices[0]?.delta.content) received++;
+      if (chunk.choices[0]?.finish_reason) sawDone = true;
+      if (received === 2) controller.abort(); // the SDK ends the iteration quietly on abort
+    }
+    assert.equal(received, 2);
+    assert.equal(sawDone, false);
+    const hold = await waitForHold(t, account.workspaceId, 1);
+    assert.equal(hold.status, 'settled');
+    const captured = BigInt(hold.captured_micros);
+    assert.ok(captured > 0n, 'never zero');
+    assert.ok(captured < BigInt(hold.amount_micros), 'never the full hold');
+    // The full answer would have cost more than what was charged.
+    const full = await client.chat.completions.create({ model: 'vendor-3.8-flash', messages: [{ role: 'user', content: 'a long story please' }] });
+    assert.ok(captured < textCost('vendor-3.8-flash', full.usage!.prompt_tokens, full.usage!.completion_tokens));
+  });
+
+  it('an upstream failure before any output releases the hold (sync and streamed)', async () => {
+    account = await createAccount(t, { creditUsd: 10 });
+    client = openaiFor(t, account.key);
+    await assert.rejects(
+      client.chat.completions.create({ model: 'vendor-3.8-flash', messages: [{ role: 'user', content: 'x [sandbox:fail]' }] }),
+      (e: any) => e.status === 502 && e.error.code === 'text.upstream_error',
+    );
+    await assert.rejects(
+      client.responses.create({ model: 'vendor-3.8-flash', input: 'x [sandbox:fail]', stream: true }),
+      (e: any) => e.status === 502,
+    );
+    const holds = await textHolds(t, account.workspaceId);
+    assert.equal(holds.length, 2);
+    for (const hold of holds) {
+      assert.equal(hold.status, 'released');
+      assert.equal(hold.captured_micros, '0');
+    }
+    const wallet = await walletRow(t, account.workspaceId);
+    assert.deepEqual(wallet, { balance: 10_000_000n, held: 0n });
+  });
+});
