@@ -1,8 +1,7 @@
 // Video benchmark on the sandbox with zero latency (issue 3):
 //   1. task creations per second (validate + hold + row + job) at 32 concurrent clients, API role only;
 //   2. completed tasks per second through one worker process (720p, 3 s, real ffmpeg MP4s).
-// Needs local PostgreSQL and Redis, like the tests. Run after building:
-//   npx tsc -p tsconfig.json --outDir .build/video && node .build/video/bench/video/run.js
+// Needs local PostgreSQL and Redis, like the tests. Run: npm run bench:video (builds into dist/ first).
 // Knobs: BENCH_CREATIONS (default 2000), BENCH_CLIENTS (32), BENCH_COMPLETIONS (48).
 import { cpus } from 'node:os';
 import { createAccount } from '../../test/support/factories.js';

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { Job } from 'bullmq';
+import type { Job, JobsOptions } from 'bullmq';
 import type { JobName, JobOf, QueueName } from './queue-names.js';
 import { Queues } from './queues.js';
 
@@ -9,6 +9,8 @@ export interface PendingWork<N extends JobName = JobName> {
   jobName: N;
   jobId: string;
   data: JobOf<N>;
+  /** The options the job was first enqueued with (attempts, backoff), so a re-enqueued job behaves the same. */
+  options?: JobsOptions;
 }
 
 /** A domain's view of its unfinished work (e.g. video tasks not yet terminal). */
@@ -68,7 +70,7 @@ export class WorkReconciler {
       for (const { work, finished } of suspects) {
         if (!stillPending.has(workKey(work))) continue;
         if (finished) await finished.remove();
-        await this.queues.add(work.queue, work.jobName, work.data, work.jobId);
+        await this.queues.add(work.queue, work.jobName, work.data, work.jobId, work.options);
         report.enqueued++;
       }
     }

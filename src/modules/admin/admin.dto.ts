@@ -82,7 +82,7 @@ export class LedgerQueryDto extends PageQueryDto {
 }
 
 export class TaskQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({ description: 'One task kind (e.g. `omni`, `alt`, `audio`, `image`); every kind when absent' })
+  @ApiPropertyOptional({ description: 'One task kind (`video` today; `alternate`, `audio`, `image` as their domains arrive); every kind when absent' })
   @IsOptional()
   @IsString()
   @Length(1, 50)

@@ -29,6 +29,8 @@ export const MAX_SUBMIT_ATTEMPTS = 5;
 export const MAX_POLL_ERRORS = 10;
 /** An accepted generation that has not finished after this long fails (released). */
 export const MAX_GENERATION_MS = 60 * 60_000;
+/** A finished video that could not be fetched from the upstream for this long fails (released). */
+export const MAX_STORING_MS = 60 * 60_000;
 
 const ACTIVE = ['queued', 'running'] as const;
 
@@ -180,8 +182,17 @@ export class VideoTaskRunner {
     }
   }
 
-  /** Download, measure, store, settle, finish — each safe to repeat. */
+  /**
+   * Download, measure and store the video, and record that on the row; then settle and finish.
+   * Once the row holds the media key, a re-run (worker killed after storing or after settling)
+   * goes straight to the idempotent settlement: it never asks the upstream again, so an upstream
+   * that has forgotten the operation by then cannot fail a task whose charge is already taken.
+   */
   private async store(task: VideoTaskEntity, provider: VideoProvider): Promise<Step> {
+    if (task.mediaKey !== null && task.outputSeconds !== null) return this.settleAndFinish(task);
+    if (this.clock.now().getTime() - (task.completedAt ?? task.updatedAt).getTime() > MAX_STORING_MS) {
+      return this.fail(task, ['storing'], 'the finished video could not be fetched from the upstream');
+    }
     const outcome = await provider.poll(task.upstreamOperation!, spec(task), 0);
     if (outcome.kind === 'failed') return this.fail(task, ['storing'], outcome.reason);
     if (outcome.kind !== 'succeeded') return { kind: 'wait', ms: 'retryAfterMs' in outcome ? (outcome.retryAfterMs ?? 5000) : 5000 };
@@ -201,25 +212,26 @@ export class VideoTaskRunner {
       if (seconds === null || seconds <= 0) return this.fail(task, ['storing'], 'the upstream returned a video that could not be read');
       const key = videoMediaKey(task);
       const stored = await this.media.store({ key, body: { path }, contentType: 'video/mp4', workspaceId: task.workspaceId, expiresAt: task.expiresAt });
-      const billedSeconds = billableSeconds(task.model as VideoModel, seconds);
-      const resolution = await this.wallet.settle(task.holdId, videoCost(task.model as VideoModel, task.request.controls.resolution, billedSeconds));
       await this.tasks.transition(
         task.id,
         { phase: ['storing'], status: ['running'] },
-        {
-          status: 'succeeded',
-          phase: null,
-          mediaKey: key,
-          mediaBytes: BigInt(stored.bytes),
-          outputSeconds: seconds,
-          chargedMicros: resolution.capturedMicros,
-          updatedAt: this.clock.now(),
-        },
+        { mediaKey: key, mediaBytes: BigInt(stored.bytes), outputSeconds: seconds, updatedAt: this.clock.now() },
       );
-      return { kind: 'done' };
+      return { kind: 'continue' };
     } finally {
       await unlink(path).catch(() => undefined);
     }
+  }
+
+  private async settleAndFinish(task: VideoTaskEntity): Promise<Step> {
+    const billedSeconds = billableSeconds(task.model as VideoModel, task.outputSeconds!);
+    const resolution = await this.wallet.settle(task.holdId, videoCost(task.model as VideoModel, task.request.controls.resolution, billedSeconds));
+    await this.tasks.transition(
+      task.id,
+      { phase: ['storing'], status: ['running'] },
+      { status: 'succeeded', phase: null, chargedMicros: resolution.capturedMicros, updatedAt: this.clock.now() },
+    );
+    return { kind: 'done' };
   }
 
   /** Records the reason first, then releases, then ends the task: a crash in between resumes in `failing`. */

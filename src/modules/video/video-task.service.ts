@@ -1,10 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
+import type { JobsOptions } from 'bullmq';
 import { Clock, type Page, decodeCursor, DEFAULT_PAGE_LIMIT, DomainError, isIdOf, newId, toPage } from '../../../libs/common/index.js';
 import { ProviderRegistry, type VideoProvider } from '../../../libs/providers/index.js';
 import { AppConfig } from '../../config/app-config.js';
 import { videoMaxCost } from '../billing/price-catalogue.js';
 import { WalletService } from '../billing/wallet.service.js';
 import type { AuthenticatedKey } from '../identity/authenticated-key.js';
+import { MediaNotFoundError } from '../media/media-errors.js';
 import { MediaService } from '../media/media.service.js';
 import { JobName, QueueName } from '../../queue/queue-names.js';
 import { Queues } from '../../queue/queues.js';
@@ -21,6 +23,8 @@ export const VIDEO_RETENTION_MS = 7 * 24 * 3600 * 1000;
 export const HOLD_SUBJECT = 'video_task';
 
 export const videoJobId = (taskId: string): string => `video:${taskId}`;
+/** A run that throws (database or Redis hiccup) is retried by BullMQ; the reconciler re-enqueues with the same options. */
+export const VIDEO_JOB_OPTIONS = { attempts: 8, backoff: { type: 'exponential', delay: 2000 } } as const satisfies JobsOptions;
 
 /**
  * The omni video use cases the controller calls: create (validate → 503 check → hold + row in
@@ -87,10 +91,7 @@ export class VideoTaskService {
       return row;
     });
     try {
-      await this.queues.add(QueueName.Video, JobName.VideoProcess, { taskId: id }, videoJobId(id), {
-        attempts: 8,
-        backoff: { type: 'exponential', delay: 2000 },
-      });
+      await this.queues.add(QueueName.Video, JobName.VideoProcess, { taskId: id }, videoJobId(id), VIDEO_JOB_OPTIONS);
     } catch (error) {
       // The row and its hold are committed: the reconciler enqueues it once Redis answers again.
       this.logger.error(`enqueue of ${id} failed; the reconciler will retry: ${String(error)}`);
@@ -139,9 +140,17 @@ export class VideoTaskService {
       const retained = task.expiresAt.getTime() > now.getTime() && task.mediaKey !== null && task.mediaDeletedAt === null;
       if (retained) {
         const ttl = Math.max(1, Math.min(VIDEO_LINK_TTL_SECONDS, Math.floor((task.expiresAt.getTime() - now.getTime()) / 1000)));
-        const link = await this.media.signedLink(task.mediaKey!, ttl);
-        outputs.videos = [link.url];
-        outputs.urlsExpireAt = link.expiresAt.toISOString();
+        // The object can be gone at the very edge of retention (the sweeper's clock) or lost from
+        // storage: the task still answers, with no link, rather than a 404 for a task that exists.
+        const link = await this.media.signedLink(task.mediaKey!, ttl).catch((error: unknown) => {
+          if (!(error instanceof MediaNotFoundError)) throw error;
+          this.logger.warn(`task ${task.id}: media ${task.mediaKey} is missing before its expiry`);
+          return null;
+        });
+        if (link) {
+          outputs.videos = [link.url];
+          outputs.urlsExpireAt = link.expiresAt.toISOString();
+        }
       }
     }
     const resource: VideoTaskResponseDto = {

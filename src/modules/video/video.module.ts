@@ -20,7 +20,7 @@ import { VideoProviders } from './video-providers.js';
 import { VideoGcsPrefixEntity, VideoTaskEntity } from './video-task.entity.js';
 import { VideoTaskRepository } from './video-task.repository.js';
 import { VideoTaskRunner } from './video-task.runner.js';
-import { videoJobId, VideoTaskService } from './video-task.service.js';
+import { VIDEO_JOB_OPTIONS, videoJobId, VideoTaskService } from './video-task.service.js';
 
 /** The ffmpeg binary shipped inside @ffmpeg-installer (null when the package is missing). */
 function bundledFfmpeg(): string | null {
@@ -85,6 +85,7 @@ export class VideoModule implements OnModuleInit, OnModuleDestroy {
           jobName: JobName.VideoProcess,
           jobId: videoJobId(taskId),
           data: { taskId },
+          options: VIDEO_JOB_OPTIONS,
         })),
     });
 

@@ -73,16 +73,22 @@ export class SandboxVideoProvider implements VideoProvider {
   }
 }
 
-/** A testsrc2 picture with a sine tone, H.264 + AAC, `+faststart`. 4K is rendered at a low frame rate. */
+/**
+ * A testsrc2 picture with a sine tone, H.264 + AAC, `+faststart`, at the requested size. Larger
+ * sizes are drawn at 720p and upscaled (drawing testsrc2 at 4K costs 3× more than the scaling),
+ * at a lower frame rate: a 10-second 4K clip takes ~1.7 s here instead of ~20 s.
+ */
 export async function renderTestClip(ffmpegPath: string, spec: Pick<VideoJobSpec, 'durationSeconds' | 'resolution' | 'ratio'>, destPath: string): Promise<void> {
   const { width, height } = frameSize(spec.resolution, spec.ratio);
+  const drawn = spec.resolution === '4k' || spec.resolution === '1080p' ? frameSize('720p', spec.ratio) : { width, height };
   const fps = spec.resolution === '4k' ? 6 : spec.resolution === '1080p' ? 12 : 24;
   const seconds = spec.durationSeconds;
+  const upscale = drawn.width === width ? [] : ['-vf', `scale=${width}:${height}:flags=neighbor`];
   const args = [
     '-hide_banner', '-loglevel', 'error', '-nostdin', '-y',
-    '-f', 'lavfi', '-i', `testsrc2=size=${width}x${height}:rate=${fps}:duration=${seconds}`,
+    '-f', 'lavfi', '-i', `testsrc2=size=${drawn.width}x${drawn.height}:rate=${fps}:duration=${seconds}`,
     '-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=48000:duration=${seconds}`,
-    '-map', '0:v', '-map', '1:a',
+    '-map', '0:v', '-map', '1:a', ...upscale,
     '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'fastdecode', '-pix_fmt', 'yuv420p', '-g', String(fps * 2),
     '-c:a', 'aac', '-b:a', '96k', '-ac', '2',
     '-t', String(seconds),
