@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { mp4DurationSeconds } from '../../libs/providers/index.js';
+import sharp from 'sharp';
+import { mp4DurationSeconds, sniffImage } from '../../libs/providers/index.js';
+import { VideoMediaValidator } from '../../src/modules/video/video-media.validator.js';
 import { SandboxVideoProvider } from '../../libs/providers/index.js';
 import { createAccount, type TestAccount } from '../support/factories.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
@@ -113,6 +115,8 @@ describe('video tasks on the sandbox: processing', () => {
     ['a video over 64 MiB', { sourceVideo: '/huge.mp4' }, /larger than 64 MiB/],
     ['a video over 10 s', { sourceVideo: '/long.mp4' }, /12\.\d+ s long/],
     ['an image served as a video', { sourceVideo: '/image-as-video.mp4' }, /not an MP4 video/],
+    ['an undecodable WebP', { firstFrameImage: '/broken.webp' }, /WebP image that could not be decoded/],
+    ['a WebP whose PNG conversion exceeds 20 MiB', { firstFrameImage: '/huge-png.webp' }, /PNG conversion is larger than 20 MiB/],
   ] as const) {
     it(`invalid media (${name}) fails the task and releases the hold; nothing is sent upstream`, async () => {
       const before = await wallet(t, account);
@@ -128,6 +132,22 @@ describe('video tasks on the sandbox: processing', () => {
       assert.equal(t.app.get(SandboxVideoProvider).submissions.get(task.id), undefined);
     });
   }
+
+  it('a WebP image is sent upstream as the PNG it converts to (rule 5); JPEG and PNG pass unchanged', async () => {
+    const prepared = await t.app.get(VideoMediaValidator).prepare(account.workspaceId, {
+      prompt: 'x',
+      mode: 'multimodal_reference',
+      assets: { referenceImages: [media.url('/ref.webp'), media.url('/last.jpg'), media.url('/first.png')] },
+      controls: { duration: 3, resolution: '720p', ratio: '16:9', generateAudio: true, outputCount: 1 },
+    });
+    assert.deepEqual(
+      prepared.map((a) => a.mimeType),
+      ['image/png', 'image/jpeg', 'image/png'],
+    );
+    assert.equal(sniffImage(prepared[0]!.bytes!), 'image/png');
+    const size = await sharp(prepared[0]!.bytes!).metadata();
+    assert.deepEqual([size.format, size.width, size.height], ['png', 64, 36]);
+  });
 
   it('gs:// media: refused outside registered prefixes, accepted under one, JPEG/PNG only', async () => {
     const unregistered = await createTask(t, account, { model: V11, prompt: 'x', assets: { firstFrameImage: 'gs://acme-media/frames/a.png' }, controls: { duration: 3 } });

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import sharp from 'sharp';
 import { GuardedHttpClient, OutboundRequestError } from '../../../libs/common/index.js';
 import { looksLikeMp4, mp4DurationSeconds, type PreparedAsset, sniffImage } from '../../../libs/providers/index.js';
 import { VideoTaskRepository } from './video-task.repository.js';
@@ -8,6 +9,8 @@ import { assetList } from './video-rules.js';
 export const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
 export const MAX_VIDEO_BYTES = 64 * 1024 * 1024;
 export const MAX_VIDEO_SECONDS = 10;
+/** Decoding bound for WebP conversion (a 16k × 16k image): a tiny file cannot expand without limit. */
+const MAX_IMAGE_PIXELS = 16_384 * 16_384;
 /** Container rounding (an AAC priming frame) is not held against a 10-second clip. */
 const DURATION_TOLERANCE_SECONDS = 0.05;
 const FETCH_TIMEOUT_MS = 30_000;
@@ -25,7 +28,7 @@ export class InvalidMediaError extends Error {
 /**
  * Rules 4–6: every asset is checked before anything is sent upstream. HTTPS media is fetched
  * through the guarded outbound client (DESIGN §7) with size caps; images must be JPEG, PNG or
- * WebP by their magic bytes (and a typed Content-Type must agree), videos MP4 of at most 10 s by
+ * WebP by their magic bytes (and a typed Content-Type must agree; WebP is converted to PNG), videos MP4 of at most 10 s by
  * their `mvhd` box. `gs://` objects must sit under a prefix registered for the workspace, and
  * images there must be JPEG or PNG (by extension: their bytes are read by the upstream).
  */
@@ -57,7 +60,17 @@ export class VideoMediaValidator {
     if (!UNTYPED.has(declared) && declared !== type) {
       throw new InvalidMediaError(field, `is served as ${declared} but its bytes are ${type}`);
     }
-    return { mimeType: type, bytes: body };
+    if (type !== 'image/webp') return { mimeType: type, bytes: body };
+    // Rule 5: the upstream takes JPEG or PNG, so a WebP is sent as the PNG it converts to, and
+    // that PNG must fit the same 20 MiB.
+    const png = await sharp(body, { limitInputPixels: MAX_IMAGE_PIXELS })
+      .png()
+      .toBuffer()
+      .catch(() => {
+        throw new InvalidMediaError(field, 'is a WebP image that could not be decoded');
+      });
+    if (png.length > MAX_IMAGE_BYTES) throw new InvalidMediaError(field, 'is a WebP image whose PNG conversion is larger than 20 MiB');
+    return { mimeType: 'image/png', bytes: png };
   }
 
   private async fetchVideo(field: string, uri: string): Promise<{ mimeType: string; bytes: Buffer }> {

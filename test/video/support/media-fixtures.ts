@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import sharp from 'sharp';
 import { renderTestClip } from '../../../libs/providers/index.js';
 
 const run = promisify(execFile);
@@ -27,6 +29,7 @@ export class MediaFixtureServer {
   private server!: Server;
   private dir!: string;
   private readonly fixtures = new Map<string, Fixture>();
+  private readonly lazyFixtures = new Map<string, () => Promise<Fixture>>();
   baseUrl = '';
   /** Requests served, by path. */
   readonly hits = new Map<string, number>();
@@ -43,11 +46,20 @@ export class MediaFixtureServer {
     await renderTestClip(ffmpeg, { durationSeconds: 3, resolution: '360p', ratio: '16:9' }, clip);
     await renderTestClip(ffmpeg, { durationSeconds: 12, resolution: '360p', ratio: '16:9' }, long);
     const pngBytes = readFileSync(png);
-    // A minimal RIFF/WEBP header: validation reads the type from the magic bytes.
-    const webp = Buffer.concat([Buffer.from('RIFF'), Buffer.from([0x24, 0, 0, 0]), Buffer.from('WEBPVP8 '), Buffer.alloc(24)]);
+    const webp = await sharp(pngBytes).webp().toBuffer();
+    // WebP magic bytes with no decodable picture behind them.
+    const brokenWebp = Buffer.concat([Buffer.from('RIFF'), Buffer.from([0x24, 0, 0, 0]), Buffer.from('WEBPVP8 '), Buffer.alloc(24)]);
     this.fixtures.set('/first.png', { body: pngBytes, contentType: 'image/png' });
     this.fixtures.set('/last.jpg', { body: readFileSync(jpg), contentType: 'image/jpeg' });
     this.fixtures.set('/ref.webp', { body: webp, contentType: 'image/webp' });
+    this.fixtures.set('/broken.webp', { body: brokenWebp, contentType: 'image/webp' });
+    // Noise compresses well in lossy WebP (~3 MiB) but not in PNG (~22 MiB): rule 5's converted-PNG
+    // cap. Made on first request (it takes a few seconds).
+    this.lazyFixtures.set('/huge-png.webp', async () => {
+      const noise = randomBytes(3000 * 2600 * 3);
+      const body = await sharp(noise, { raw: { width: 3000, height: 2600, channels: 3 } }).webp({ quality: 30 }).toBuffer();
+      return { body, contentType: 'image/webp' };
+    });
     this.fixtures.set('/untyped.png', { body: pngBytes, contentType: 'application/octet-stream' });
     this.fixtures.set('/clip.mp4', { body: readFileSync(clip), contentType: 'video/mp4' });
     this.fixtures.set('/long.mp4', { body: readFileSync(long), contentType: 'video/mp4' });
@@ -57,9 +69,11 @@ export class MediaFixtureServer {
     this.fixtures.set('/lying.png', { body: pngBytes, contentType: 'image/gif' });
     this.fixtures.set('/image-as-video.mp4', { body: pngBytes, contentType: 'video/mp4' });
 
-    this.server = createServer((request, response) => {
+    this.server = createServer(async (request, response) => {
       const path = (request.url ?? '/').split('?')[0]!;
       this.hits.set(path, (this.hits.get(path) ?? 0) + 1);
+      const lazy = this.lazyFixtures.get(path);
+      if (lazy && !this.fixtures.has(path)) this.fixtures.set(path, await lazy());
       const fixture = this.fixtures.get(path);
       if (!fixture) {
         response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');

@@ -37,6 +37,7 @@ describe('media probe', () => {
     assert.equal(mp4DurationSeconds(Buffer.concat([ftyp, box('moov', mvhd(0, 0, 10))])), null);
     assert.equal(mp4DurationSeconds(Buffer.concat([ftyp, box('moov', box('mvhd', Buffer.alloc(4)))])), null);
     assert.equal(looksLikeMp4(ftyp), true);
+    assert.equal(looksLikeMp4(box('ftyp', Buffer.concat([Buffer.from('qt  '), Buffer.alloc(4)]))), false, 'QuickTime .mov is not MP4');
   });
 
   it('tells JPEG, PNG and WebP by their magic bytes and nothing else', () => {

@@ -11,9 +11,12 @@ export function sniffImage(bytes: Buffer): ImageType | null {
   return null;
 }
 
-/** True when the file starts with an ISO-BMFF `ftyp` box (MP4 family). */
+/**
+ * True when the file starts with an ISO-BMFF `ftyp` box (MP4 family) whose major brand is not
+ * QuickTime's (`qt  `): a `.mov` shares the box structure but is not the MP4 the spec asks for.
+ */
 export function looksLikeMp4(bytes: Buffer): boolean {
-  return bytes.length >= 12 && bytes.toString('latin1', 4, 8) === 'ftyp';
+  return bytes.length >= 12 && bytes.toString('latin1', 4, 8) === 'ftyp' && bytes.toString('latin1', 8, 12) !== 'qt  ';
 }
 
 interface Box {
