@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { GeminiVideoAdapter, mp4DurationSeconds, renderTestClip, type VideoGenerationRequest } from '../../libs/providers/index.js';
+import { VideoTaskRunner } from '../../src/modules/video/video-task.runner.js';
 import { FakeGeminiVideoServer } from '../fakes/gemini-video-server.js';
 import { createAccount } from '../support/factories.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
@@ -192,5 +193,18 @@ describe('video tasks routed to the live gemini-video adapter (fake upstream)', 
     assert.equal(seen.status, 'running');
     assert.equal(fake.submits.filter((s) => s.body.instances[0].prompt === 'lost fake:lose-answer').length, 1);
     assert.equal((await holdOf(t, created.body.id)).status, 'open');
+
+    // Gemini cannot be asked "did you get this?": once the give-up window has passed since the
+    // submit, the task fails and the hold is released, still without a second submit.
+    const before = await wallet(t, account);
+    await t.db.query(`UPDATE video_task SET submitted_at = now() - interval '16 minutes' WHERE id = $1`, [created.body.id]);
+    await t.app.get(VideoTaskRunner).run(created.body.id);
+    const task = await waitForTerminal(t, account, created.body.id);
+    assert.equal(task.status, 'failed');
+    assert.match(task.failureReason ?? '', /never confirmed that it accepted/);
+    assert.equal((await holdOf(t, created.body.id)).status, 'released');
+    assert.equal((await wallet(t, account)).balanceUsd, before.balanceUsd);
+    assert.equal((await wallet(t, account)).heldUsd, 0);
+    assert.equal(fake.submits.filter((s) => s.body.instances[0].prompt === 'lost fake:lose-answer').length, 1);
   });
 });
