@@ -5,6 +5,7 @@ import { ErrorEnvelopeDto } from '../../app/error-envelope.dto.js';
 import { type AuthenticatedKey, CurrentKey } from '../identity/authenticated-key.js';
 import { ApiKeyRoute } from '../identity/route-access.js';
 import { findTextModel, listTextModels } from './text-models.js';
+import { CHAT_REQUEST_SCHEMA, CHAT_RESPONSE_SCHEMA, MODEL_LIST_SCHEMA, MODEL_SCHEMA, RESPONSE_SCHEMA, RESPONSES_REQUEST_SCHEMA } from './text.openapi.js';
 import { TextService } from './text.service.js';
 
 /**
@@ -23,27 +24,30 @@ export class TextController {
 
   @Post('chat/completions')
   @ApiOperation({ summary: 'Chat-Completions-style generation; SSE when stream is true' })
-  @ApiBody({ schema: { type: 'object' } })
+  @ApiBody({ schema: CHAT_REQUEST_SCHEMA })
+  @ApiOkResponse({ schema: CHAT_RESPONSE_SCHEMA })
   chat(@CurrentKey() key: AuthenticatedKey, @Body() body: Record<string, unknown>, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     return this.text.generate('chat', key, body, request, reply);
   }
 
   @Post('responses')
   @ApiOperation({ summary: 'Responses-style generation; SSE when stream is true' })
-  @ApiBody({ schema: { type: 'object' } })
+  @ApiBody({ schema: RESPONSES_REQUEST_SCHEMA })
+  @ApiOkResponse({ schema: RESPONSE_SCHEMA })
   responses(@CurrentKey() key: AuthenticatedKey, @Body() body: Record<string, unknown>, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     return this.text.generate('responses', key, body, request, reply);
   }
 
   @Get('models')
   @ApiOperation({ summary: 'The text models (OpenAI list shape)' })
-  @ApiOkResponse({ schema: { type: 'object' } })
+  @ApiOkResponse({ schema: MODEL_LIST_SCHEMA })
   models(): Record<string, unknown> {
     return listTextModels();
   }
 
   @Get('models/:id')
   @ApiOperation({ summary: 'One text model' })
+  @ApiOkResponse({ schema: MODEL_SCHEMA })
   model(@Param('id') id: string): Record<string, unknown> {
     return findTextModel(id);
   }
