@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'media/**', 'eslint.config.js', 'scripts/**'] },
+  { ignores: ['dist/**', '.build/**', 'node_modules/**', 'media/**', 'eslint.config.js', 'scripts/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

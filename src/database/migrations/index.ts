@@ -1,5 +1,6 @@
 import { Platform1763800000000 } from './1763800000000-platform.js';
 import { Video1763800000100 } from './1763800000100-video.js';
+import { WalletBatch1763800000200 } from './1763800000200-wallet-batch.js';
 
 /** Every migration, in order. A new one is appended here (explicit: no glob loading in ESM). */
-export const MIGRATIONS = [Platform1763800000000, Video1763800000100];
+export const MIGRATIONS = [Platform1763800000000, Video1763800000100, WalletBatch1763800000200];

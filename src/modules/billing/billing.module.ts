@@ -28,5 +28,16 @@ export class BillingModule implements OnModuleInit {
     this.metrics.gauge('svc_wallet_held_usd', 'USD reserved by open holds', [], async (gauge) => {
       gauge.set(microsToUsd((await this.wallets.openHolds()).micros));
     });
+    // Group commit: database calls made and requests they carried since start (calls < requests: batches form).
+    this.metrics.gauge('svc_wallet_group_commit_calls', 'Wallet database calls made by the group commit since start', ['operation'], async (gauge) => {
+      const { holds, resolutions } = this.wallets.batchCounters();
+      gauge.set({ operation: 'hold' }, holds.calls);
+      gauge.set({ operation: 'resolve' }, resolutions.calls);
+    });
+    this.metrics.gauge('svc_wallet_group_commit_requests', 'Wallet requests carried by the group commit since start', ['operation'], async (gauge) => {
+      const { holds, resolutions } = this.wallets.batchCounters();
+      gauge.set({ operation: 'hold' }, holds.items);
+      gauge.set({ operation: 'resolve' }, resolutions.items);
+    });
   }
 }

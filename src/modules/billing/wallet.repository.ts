@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { KeyEnvironment } from '../identity/api-key.entity.js';
+import { GroupCommit } from './group-commit.js';
 import type { HoldStatus } from './hold.entity.js';
 import { LedgerEntryEntity } from './ledger-entry.entity.js';
 
@@ -48,10 +49,106 @@ const HOLD = {
 
 const RESOLVE = { name: 'svc_wallet_resolve_hold', text: 'SELECT * FROM svc_resolve_hold($1, $2, $3)' };
 
-/** The wallet's SQL, written by hand: each operation is one round trip (DESIGN §5). */
+/** Many holds in one call and one commit (migration WalletBatch1763800000200). */
+const HOLD_MANY = {
+  name: 'svc_wallet_hold_many',
+  text: 'SELECT idx, hold_id FROM svc_hold_many($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::bigint[], $6::text[], $7::text[])',
+};
+
+/** Many settlements / releases in one call and one commit, each by svc_resolve_hold. */
+const RESOLVE_MANY = {
+  name: 'svc_wallet_resolve_many',
+  text: 'SELECT idx, known, status, amount_micros, captured_micros, uncollected_micros, changed FROM svc_resolve_many($1::uuid[], $2::bigint[], $3::text[])',
+};
+
+/** Most requests one batched call carries (group commit). */
+export const WALLET_MAX_BATCH = 64;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const BIGINT_MAX = 2n ** 63n - 1n;
+
+/** The single-statement parameters of a hold (HOLD's $1…$7). */
+type HoldValues = [workspaceId: string, environment: string, amount: string, holdId: string, apiKeyId: string | null, subjectType: string, subjectId: string];
+/** The single-call parameters of a resolution (RESOLVE's $1…$3). */
+type ResolveValues = [holdId: string, measured: string, status: 'settled' | 'released'];
+
+interface ResolveRow {
+  status: HoldStatus;
+  amount_micros: string;
+  captured_micros: string;
+  uncollected_micros: string;
+  changed: boolean;
+}
+
+/**
+ * An error of the data itself (SQLSTATE class 22 data exception, 23 integrity violation): the
+ * batch's transaction was rolled back because of some item, so each item can be retried alone
+ * and get exactly what the single call gives it. Any other failure (connection lost, deadlock,
+ * cancel) reaches every waiter of the batch.
+ */
+function isDataError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
+}
+
+/** Fits the batch function's typed arrays; anything else takes the single statement. */
+function batchableHold([workspaceId, environment, amount, holdId, apiKeyId, subjectType, subjectId]: HoldValues): boolean {
+  const micros = BigInt(amount);
+  return (
+    UUID.test(workspaceId) &&
+    UUID.test(holdId) &&
+    (apiKeyId === null || (typeof apiKeyId === 'string' && UUID.test(apiKeyId))) &&
+    (environment === 'live' || environment === 'test') &&
+    micros > 0n &&
+    micros <= BIGINT_MAX &&
+    typeof subjectType === 'string' &&
+    typeof subjectId === 'string'
+  );
+}
+
+function batchableResolve([holdId, measured, status]: ResolveValues): boolean {
+  const micros = BigInt(measured);
+  return typeof holdId === 'string' && UUID.test(holdId) && micros >= 0n && micros <= BIGINT_MAX && (status === 'settled' || status === 'released');
+}
+
+/** The rows of a batch function, checked to be one per item in item order (`idx` 1…n). */
+function inOrder<T extends { idx: number }>(rows: T[], count: number, fn: string): T[] {
+  if (rows.length !== count || rows.some((row, k) => Number(row.idx) !== k + 1)) {
+    throw new Error(`${fn} answered ${rows.length} rows out of order or for ${count} items`);
+  }
+  return rows;
+}
+
+function toResolution(row: ResolveRow | undefined): HoldResolution | null {
+  if (!row) return null;
+  return {
+    status: row.status,
+    amountMicros: BigInt(row.amount_micros),
+    capturedMicros: BigInt(row.captured_micros),
+    uncollectedMicros: BigInt(row.uncollected_micros),
+    changed: row.changed,
+  };
+}
+
+/**
+ * The wallet's SQL, written by hand: each operation is one round trip (DESIGN §5).
+ *
+ * Holds made on the pool (no caller transaction) and resolutions go through a group commit:
+ * while one call is in flight, further requests wait in memory and then go together in one call
+ * (svc_hold_many / svc_resolve_many: one transaction, one commit, the wallet rows locked once).
+ * A request that finds nothing in flight goes at once through the single statement, as before.
+ */
 @Injectable()
 export class WalletRepository {
+  private readonly holds = new GroupCommit<HoldValues, string | null>((batch) => this.holdBatch(batch), WALLET_MAX_BATCH);
+  private readonly resolutions = new GroupCommit<ResolveValues, HoldResolution | null>((batch) => this.resolveBatch(batch), WALLET_MAX_BATCH);
+
   constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /** Database calls made by the group commits and the requests they carried (tests, metrics). */
+  batchCounters(): { holds: { calls: number; items: number; largest: number }; resolutions: { calls: number; items: number; largest: number } } {
+    return { holds: this.holds.counters(), resolutions: this.resolutions.counters() };
+  }
 
   async figures(workspaceId: string, environment: KeyEnvironment): Promise<WalletFigures> {
     const rows: Array<{ balance_micros: string; held_micros: string }> = await this.db.query(
@@ -83,24 +180,72 @@ export class WalletRepository {
    * wallet row lock serialises concurrent holds, and the WHERE is re-checked after the wait.
    */
   async hold(input: HoldInput, manager?: EntityManager): Promise<string | null> {
-    const values = [input.workspaceId, input.environment, input.amountMicros.toString(), randomUUID(), input.apiKeyId, input.subjectType, input.subjectId];
-    // Inside the caller's transaction: its manager. Otherwise a named statement on the pool.
-    const rows: Array<{ hold_id: string }> = manager ? await manager.query(HOLD.text, values) : await this.named(HOLD, values);
+    const values: HoldValues = [input.workspaceId, input.environment, input.amountMicros.toString(), randomUUID(), input.apiKeyId, input.subjectType, input.subjectId];
+    // Inside the caller's transaction: its manager, one statement. Otherwise the group commit.
+    if (manager) {
+      const rows: Array<{ hold_id: string }> = await manager.query(HOLD.text, values);
+      return rows[0]?.hold_id ?? null;
+    }
+    return this.holds.submit(values);
+  }
+
+  resolve(holdId: string, measuredMicros: bigint, status: 'settled' | 'released'): Promise<HoldResolution | null> {
+    return this.resolutions.submit([holdId, measuredMicros.toString(), status]);
+  }
+
+  /** One hold alone: the single statement, a named statement on the pool. */
+  private async holdOne(values: HoldValues): Promise<string | null> {
+    const rows = await this.named<{ hold_id: string }>(HOLD, values);
     return rows[0]?.hold_id ?? null;
   }
 
-  async resolve(holdId: string, measuredMicros: bigint, status: 'settled' | 'released'): Promise<HoldResolution | null> {
-    const rows: Array<{ status: HoldStatus; amount_micros: string; captured_micros: string; uncollected_micros: string; changed: boolean }> =
-      await this.named(RESOLVE, [holdId, measuredMicros.toString(), status]);
-    const row = rows[0];
-    if (!row) return null;
-    return {
-      status: row.status,
-      amountMicros: BigInt(row.amount_micros),
-      capturedMicros: BigInt(row.captured_micros),
-      uncollectedMicros: BigInt(row.uncollected_micros),
-      changed: row.changed,
-    };
+  private async resolveOne(values: ResolveValues): Promise<HoldResolution | null> {
+    return toResolution((await this.named<ResolveRow>(RESOLVE, values))[0]);
+  }
+
+  /** A batch of the hold group commit: one item alone as before, several in one svc_hold_many call. */
+  private holdBatch(batch: HoldValues[]): Promise<Array<string | null | Promise<string | null>>> {
+    return this.runBatch(batch, batchableHold, (values) => this.holdOne(values), async (items) => {
+      const column = (k: number) => items.map((values) => values[k]);
+      const rows = await this.named<{ idx: number; hold_id: string | null }>(HOLD_MANY, [column(3), column(0), column(1), column(4), column(2), column(5), column(6)]);
+      return inOrder(rows, items.length, 'svc_hold_many').map((row) => row.hold_id ?? null);
+    });
+  }
+
+  /** A batch of the resolution group commit: svc_resolve_many applies svc_resolve_hold per item. */
+  private resolveBatch(batch: ResolveValues[]): Promise<Array<HoldResolution | null | Promise<HoldResolution | null>>> {
+    return this.runBatch(batch, batchableResolve, (values) => this.resolveOne(values), async (items) => {
+      const column = (k: number) => items.map((values) => values[k]);
+      const rows = await this.named<ResolveRow & { idx: number; known: boolean }>(RESOLVE_MANY, [column(0), column(1), column(2)]);
+      return inOrder(rows, items.length, 'svc_resolve_many').map((row) => (row.known ? toResolution(row) : null));
+    });
+  }
+
+  /**
+   * One batch: a lone item takes the single statement (as before group commit); several go in
+   * one call of `many`. Items `many` cannot carry (see `batchable`) go alone, started only once
+   * the batch call is done, so that when it fails they share its error with nothing of theirs
+   * made. When it fails on the data (isDataError), nothing was made either: every item is retried
+   * alone and gets exactly the result or error the single call gives it.
+   */
+  private async runBatch<V, O>(batch: V[], batchable: (values: V) => boolean, one: (values: V) => Promise<O>, many: (items: V[]) => Promise<O[]>): Promise<Array<O | Promise<O>>> {
+    if (batch.length === 1) return [await one(batch[0]!)];
+    const results: Array<O | Promise<O>> = new Array(batch.length);
+    const grouped = batch.flatMap((values, i) => (batchable(values) ? [i] : []));
+    if (grouped.length === 1) results[grouped[0]!] = await one(batch[grouped[0]!]!);
+    else if (grouped.length > 1) {
+      try {
+        const answers = await many(grouped.map((i) => batch[i]!));
+        grouped.forEach((i, k) => (results[i] = answers[k]!));
+      } catch (error) {
+        if (!isDataError(error)) throw error;
+        for (const i of grouped) results[i] = one(batch[i]!);
+      }
+    }
+    batch.forEach((values, i) => {
+      if (!(i in results)) results[i] = one(values);
+    });
+    return results;
   }
 
   /**
