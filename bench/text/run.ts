@@ -102,7 +102,8 @@ interface GatewayInfo {
 
 async function startGateway(geminiUrl: string): Promise<{ proc: Proc; info: GatewayInfo }> {
   const fd = logFile('gateway');
-  const execArgv: string[] = [];
+  // Node flags of our gateway process; the default is what `npm start` runs with (package.json).
+  const execArgv: string[] = (process.env.BENCH_GATEWAY_NODE_FLAGS ?? '').split(' ').filter(Boolean);
   if (process.env.BENCH_CPU_PROF) {
     mkdirSync(join(OUT_DIR, 'prof'), { recursive: true });
     execArgv.push('--cpu-prof', `--cpu-prof-dir=${join(OUT_DIR, 'prof')}`);

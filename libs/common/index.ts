@@ -5,3 +5,4 @@ export * from './src/ids.js';
 export * from './src/clock.js';
 export * from './src/pagination.js';
 export * from './src/http/guarded-http-client.js';
+export * from './src/group-commit.js';

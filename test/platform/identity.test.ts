@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { WalletService } from '../../src/modules/billing/wallet.service.js';
 import { checksumOf, generateApiKey } from '../../src/modules/identity/api-key-format.js';
+import { ApiKeyGuard } from '../../src/modules/identity/api-key.guard.js';
 import { IdentityService } from '../../src/modules/identity/identity.service.js';
 import { createAccount, issueKey } from '../support/factories.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
@@ -102,6 +103,33 @@ describe('identity: API keys, modes and ownership', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it('concurrent lookups share queries (group commit) and each request still gets its own key, revoked and unknown included', async () => {
+    const live = await createAccount(t, { creditUsd: 1 });
+    const sibling = await issueKey(t, live.workspaceId);
+    const revoked = await issueKey(t, live.workspaceId);
+    await t.app.get(IdentityService).revokeApiKey(revoked.keyId);
+    const unknown = generateApiKey('live').key;
+    const guard = t.app.get(ApiKeyGuard);
+    const before = guard.lookupCounters();
+
+    const keys = Array.from({ length: 120 }, (_, i) => [live.key, sibling.key, revoked.key, unknown][i % 4]!);
+    const outcomes = await Promise.all(
+      keys.map((key) =>
+        guard.authenticate(`Bearer ${key}`).then(
+          (k) => k.id,
+          (error: { status?: number; message?: string }) => `${error.status} ${error.message}`,
+        ),
+      ),
+    );
+    const expected = [live.keyId, sibling.keyId, '401 API key has been revoked', '401 unknown API key'];
+    assert.deepEqual(outcomes, keys.map((_, i) => expected[i % 4]));
+
+    const after = guard.lookupCounters();
+    assert.equal(after.items - before.items, 120);
+    assert.ok(after.calls - before.calls < 120, `120 lookups in ${after.calls - before.calls} queries: batches formed`);
+    assert.ok(after.largest > 1);
   });
 
   it('gives a test-mode key (svc_test_) its own wallet, separate from the live one', async () => {

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { KeyEnvironment } from '../identity/api-key.entity.js';
-import { GroupCommit } from './group-commit.js';
+import { GroupCommit } from '../../../libs/common/index.js';
 import type { HoldStatus } from './hold.entity.js';
 import { LedgerEntryEntity } from './ledger-entry.entity.js';
 

@@ -2,7 +2,7 @@ import { type CanActivate, type ExecutionContext, Injectable, Logger } from '@ne
 import { Reflector } from '@nestjs/core';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { CommonErrorCode, DomainError, Clock } from '../../../libs/common/index.js';
+import { CommonErrorCode, DomainError, Clock, GroupCommit } from '../../../libs/common/index.js';
 import { Metrics } from '../health/metrics.service.js';
 import { parseApiKey } from './api-key-format.js';
 import type { KeyEnvironment } from './api-key.entity.js';
@@ -18,10 +18,16 @@ const TOUCH_INTERVAL_MS = 60_000;
 /**
  * The lookup of every authenticated request, as a named statement on the pg pool under TypeORM:
  * parsed and planned once per connection, no query builder or entity hydration on the hot path
- * (docs/benchmarks.md › Text: about a quarter of a millisecond of CPU per request). Still one
- * query per request: nothing is cached, so a revoked key is refused on the next request.
+ * (docs/benchmarks.md › Text). Nothing is cached, so a revoked key is refused on the next request.
+ * Lookups that arrive while one is in flight go together in the next query (group commit): each
+ * request is still answered by a read that started after it arrived.
  */
 const KEY_BY_HASH = { name: 'svc_api_key_by_hash', text: 'SELECT id, workspace_id, environment, status FROM api_key WHERE secret_sha256 = $1' };
+const KEYS_BY_HASHES = {
+  name: 'svc_api_keys_by_hashes',
+  text: 'SELECT id, workspace_id, environment, status, secret_sha256 FROM api_key WHERE secret_sha256 = ANY($1::bytea[])',
+};
+const MAX_LOOKUP_BATCH = 64;
 
 interface KeyRow {
   id: string;
@@ -30,7 +36,7 @@ interface KeyRow {
   status: string;
 }
 interface NamedQueryPool {
-  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: KeyRow[] }>;
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Array<KeyRow & { secret_sha256?: Buffer }> }>;
 }
 
 /**
@@ -42,6 +48,7 @@ interface NamedQueryPool {
 export class ApiKeyGuard implements CanActivate {
   private readonly logger = new Logger(ApiKeyGuard.name);
   private readonly lastTouched = new Map<string, number>();
+  private readonly lookups = new GroupCommit<Buffer, KeyRow | undefined>((hashes) => this.findKeys(hashes), MAX_LOOKUP_BATCH);
 
   constructor(
     private readonly reflector: Reflector,
@@ -68,18 +75,30 @@ export class ApiKeyGuard implements CanActivate {
     if (!parsed.ok) throw unauthorized(parsed.reason);
 
     this.metrics.apiKeyLookups.inc();
-    const key = await this.findKey(parsed.sha256);
+    const key = await this.lookups.submit(parsed.sha256);
     if (!key) throw unauthorized('unknown API key');
     if (key.status !== 'active') throw unauthorized('API key has been revoked');
     this.touch(key.id);
     return { id: key.id, workspaceId: key.workspace_id, environment: key.environment };
   }
 
-  private async findKey(sha256: Buffer): Promise<KeyRow | undefined> {
+  /** Lookups made and requests they answered (calls < items means batches formed). */
+  lookupCounters(): { calls: number; items: number; largest: number } {
+    return this.lookups.counters();
+  }
+
+  /** One query for the batch: the single statement alone, `= ANY` for several. */
+  private async findKeys(hashes: Buffer[]): Promise<Array<KeyRow | undefined>> {
+    if (hashes.length === 1) return [(await this.query(KEY_BY_HASH, [hashes[0]]))[0]];
+    const rows = await this.query(KEYS_BY_HASHES, [hashes]);
+    const byHash = new Map(rows.map((row) => [row.secret_sha256!.toString('hex'), row]));
+    return hashes.map((hash) => byHash.get(hash.toString('hex')));
+  }
+
+  private async query(statement: { name: string; text: string }, values: unknown[]): Promise<Array<KeyRow & { secret_sha256?: Buffer }>> {
     const pool = (this.db.driver as unknown as { master?: Partial<NamedQueryPool> }).master;
-    if (typeof pool?.query === 'function') return (await (pool as NamedQueryPool).query({ ...KEY_BY_HASH, values: [sha256] })).rows[0];
-    const rows: KeyRow[] = await this.db.query(KEY_BY_HASH.text, [sha256]);
-    return rows[0];
+    if (typeof pool?.query === 'function') return (await (pool as NamedQueryPool).query({ ...statement, values })).rows;
+    return this.db.query(statement.text, values);
   }
 
   private touch(keyId: string): void {

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import sharp from 'sharp';
 import { GuardedHttpClient, OutboundRequestError } from '../../../libs/common/index.js';
 import { looksLikeMp4, mp4DurationSeconds, type PreparedAsset, sniffImage } from '../../../libs/providers/index.js';
 import { VideoTaskRepository } from './video-task.repository.js';
@@ -63,6 +62,8 @@ export class VideoMediaValidator {
     if (type !== 'image/webp') return { mimeType: type, bytes: body };
     // Rule 5: the upstream takes JPEG or PNG, so a WebP is sent as the PNG it converts to, and
     // that PNG must fit the same 20 MiB.
+    // Loaded on first use: libvips adds ~20 MB to every process, and WebP inputs are rare.
+    const { default: sharp } = await import('sharp');
     const png = await sharp(body, { limitInputPixels: MAX_IMAGE_PIXELS })
       .png()
       .toBuffer()
