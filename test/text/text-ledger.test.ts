@@ -3,6 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import type OpenAI from 'openai';
 import { textCost } from '../../src/modules/billing/price-catalogue.js';
+import { WalletService } from '../../src/modules/billing/wallet.service.js';
+import { AbandonedTextHolds } from '../../src/modules/text/abandoned-text-holds.js';
 import { createAccount, type TestAccount } from '../support/factories.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
 import { openaiFor, textHolds, walletRow } from './text-helpers.js';
@@ -113,5 +115,29 @@ describe('text money: hold, settle on reported usage, partial charge on abort, r
     }
     const wallet = await walletRow(t, account.workspaceId);
     assert.deepEqual(wallet, { balance: 10_000_000n, held: 0n });
+  });
+
+  it('a text hold left open by a process that died mid-request is released by the sweep; live requests and other holds are untouched', async () => {
+    account = await createAccount(t, { creditUsd: 10 });
+    const wallet = t.app.get(WalletService);
+    const hold = (subjectType: string, subjectId: string) =>
+      wallet.hold({ workspaceId: account.workspaceId, environment: 'live', apiKeyId: account.keyId, amountMicros: 1_000_000n, subjectType, subjectId });
+    // What a killed API process leaves behind: holds made, never settled.
+    const abandoned = await hold('text', 'chatcmpl-dead-process');
+    const recent = await hold('text', 'chatcmpl-still-running');
+    const video = await hold('video_task', 'omni:not-a-text-hold');
+    await t.db.query(`UPDATE hold SET created_at = now() - interval '3 hours' WHERE id = ANY($1::uuid[])`, [[abandoned, video]]);
+    assert.equal((await walletRow(t, account.workspaceId)).held, 3_000_000n);
+
+    assert.equal(await t.app.get(AbandonedTextHolds).releaseAbandoned(), 1);
+    const statuses = await t.db.query<{ id: string; status: string }>('SELECT id, status FROM hold WHERE id = ANY($1::uuid[])', [[abandoned, recent, video]]);
+    assert.deepEqual(Object.fromEntries(statuses.map((r) => [r.id, r.status])), { [abandoned]: 'released', [recent]: 'open', [video]: 'open' });
+    const after = await walletRow(t, account.workspaceId);
+    assert.equal(after.held, 2_000_000n);
+    assert.equal(after.balance, 10_000_000n, 'nothing charged for an answer never given');
+    // Running it again changes nothing.
+    assert.equal(await t.app.get(AbandonedTextHolds).releaseAbandoned(), 0);
+    await wallet.release(recent);
+    await wallet.release(video);
   });
 });

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { BillingModule } from '../billing/billing.module.js';
+import { AbandonedTextHolds } from './abandoned-text-holds.js';
 import { TextMediaResolver } from './text-media.resolver.js';
 import { TextController } from './text.controller.js';
 import { TextService } from './text.service.js';
@@ -8,6 +9,6 @@ import { TextService } from './text.service.js';
 @Module({
   imports: [BillingModule],
   controllers: [TextController],
-  providers: [TextService, TextMediaResolver],
+  providers: [TextService, TextMediaResolver, AbandonedTextHolds],
 })
 export class TextModule {}
