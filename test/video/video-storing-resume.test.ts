@@ -32,7 +32,7 @@ describe('video tasks: resuming the storing phase', () => {
     await t.close();
   });
 
-  /** Creates a task and runs it until the upstream reports success (phase `storing`). */
+  /** Creates a task and brings it to where the upstream has just reported success (phase `storing`). */
   async function taskInStoring(): Promise<string> {
     const created = await createTask(t, account, { model: 'vendor-omni-flash-preview', prompt: 'resume me', controls: { duration: 3 } });
     assert.equal(created.status, 200);
@@ -41,17 +41,17 @@ describe('video tasks: resuming the storing phase', () => {
       id,
       `sandbox/operations/${id}/0`,
     ]);
+    await t.db.query(`UPDATE video_task SET phase = 'storing', completed_at = $2, expires_at = $3 WHERE id = $1`, [
+      id,
+      clock.now(),
+      new Date(clock.now().getTime() + 7 * 86400_000),
+    ]);
     return id;
   }
 
   it('killed after storing, and again after settling: one download, one charge, and the upstream is not asked again', async () => {
     const before = await wallet(t, account);
     const id = await taskInStoring();
-    await t.db.query(`UPDATE video_task SET phase = 'storing', completed_at = $2, expires_at = $3 WHERE id = $1`, [
-      id,
-      clock.now(),
-      new Date(clock.now().getTime() + 7 * 86400_000),
-    ]);
     const sandbox = t.app.get(SandboxVideoProvider);
     const walletService = t.app.get(WalletService);
     const originalDownload = sandbox.download.bind(sandbox);
@@ -113,11 +113,6 @@ describe('video tasks: resuming the storing phase', () => {
   it('a finished video that cannot be fetched for an hour fails the task and releases the hold', async () => {
     const before = await wallet(t, account);
     const id = await taskInStoring();
-    await t.db.query(`UPDATE video_task SET phase = 'storing', completed_at = $2, expires_at = $3 WHERE id = $1`, [
-      id,
-      clock.now(),
-      new Date(clock.now().getTime() + 7 * 86400_000),
-    ]);
     const sandbox = t.app.get(SandboxVideoProvider);
     const originalDownload = sandbox.download.bind(sandbox);
     sandbox.download = async () => {
@@ -140,11 +135,6 @@ describe('video tasks: resuming the storing phase', () => {
 
   it('a succeeded task whose media object went missing still answers, with no link', async () => {
     const id = await taskInStoring();
-    await t.db.query(`UPDATE video_task SET phase = 'storing', completed_at = $2, expires_at = $3 WHERE id = $1`, [
-      id,
-      clock.now(),
-      new Date(clock.now().getTime() + 7 * 86400_000),
-    ]);
     await runner.run(id);
     const [row] = await t.db.query<{ media_key: string }>('SELECT media_key FROM video_task WHERE id = $1', [id]);
     await t.app.get(MediaService).delete(row!.media_key);
