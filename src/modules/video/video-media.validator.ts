@@ -27,9 +27,10 @@ export class InvalidMediaError extends Error {
 /**
  * Rules 4–6: every asset is checked before anything is sent upstream. HTTPS media is fetched
  * through the guarded outbound client (DESIGN §7) with size caps; images must be JPEG, PNG or
- * WebP by their magic bytes (and a typed Content-Type must agree; WebP is converted to PNG), videos MP4 of at most 10 s by
- * their `mvhd` box. `gs://` objects must sit under a prefix registered for the workspace, and
- * images there must be JPEG or PNG (by extension: their bytes are read by the upstream).
+ * WebP by their magic bytes (and a typed Content-Type must agree; WebP is converted to PNG),
+ * videos MP4 of at most 10 s by their `mvhd` box. `gs://` objects must sit under a prefix
+ * registered for the workspace, and images there must be JPEG or PNG (by extension: their bytes
+ * are read by the upstream).
  */
 @Injectable()
 export class VideoMediaValidator {
