@@ -48,6 +48,8 @@ export async function bootTestApp(options: TestAppOptions = {}): Promise<TestApp
   const ownsDb = !options.db;
   const db = options.db ?? (await createTestDatabase(options.label));
   const queuePrefix = `t${randomBytes(5).toString('hex')}`;
+  // An app that shares another's queue prefix (a second worker) leaves its keys to that owner.
+  const ownsQueue = !options.env?.QUEUE_PREFIX;
   const mediaDir = mkdtempSync(join(tmpdir(), 'svc-media-'));
   const env: Record<string, string> = {
     NODE_ENV: 'test',
@@ -73,6 +75,19 @@ export async function bootTestApp(options: TestAppOptions = {}): Promise<TestApp
   await options.beforeListen?.(app);
   await app.listen({ port, host: '127.0.0.1' });
   const baseUrl = `http://127.0.0.1:${port}`;
+  const flushRedis = async (): Promise<void> => {
+    const redis = new Redis(TEST_REDIS_URL);
+    try {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `${queuePrefix}:*`, 'COUNT', 1000);
+        cursor = next;
+        if (keys.length) await redis.del(...keys);
+      } while (cursor !== '0');
+    } finally {
+      redis.disconnect();
+    }
+  };
 
   return {
     app,
@@ -92,21 +107,10 @@ export async function bootTestApp(options: TestAppOptions = {}): Promise<TestApp
       if (init.admin) headers.set('authorization', `Bearer ${TEST_ADMIN_TOKEN}`);
       return fetch(`${baseUrl}${path}`, { ...init, headers, body });
     },
-    async flushRedis() {
-      const redis = new Redis(TEST_REDIS_URL);
-      try {
-        let cursor = '0';
-        do {
-          const [next, keys] = await redis.scan(cursor, 'MATCH', `${queuePrefix}:*`, 'COUNT', 1000);
-          cursor = next;
-          if (keys.length) await redis.del(...keys);
-        } while (cursor !== '0');
-      } finally {
-        redis.disconnect();
-      }
-    },
+    flushRedis,
     async close() {
       await app.close();
+      if (ownsQueue) await flushRedis();
       if (ownsDb) await db.drop();
       rmSync(mediaDir, { recursive: true, force: true });
     },
