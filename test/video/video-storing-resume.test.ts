@@ -145,6 +145,44 @@ describe('video tasks: resuming the storing phase', () => {
     assert.equal(list.status, 200);
   });
 
+  it('duplicate runs of one task (a duplicate job, a stalled job re-run) end with one submit, one video and one charge', async () => {
+    const before = await wallet(t, account);
+    const created = await createTask(t, account, { model: 'vendor-omni-flash-preview', prompt: 'run me thrice', controls: { duration: 3 } });
+    const id = created.body.id as string;
+    const sandbox = t.app.get(SandboxVideoProvider);
+    const originalDownload = sandbox.download.bind(sandbox);
+    let downloads = 0;
+    sandbox.download = async (...args) => {
+      downloads++;
+      return originalDownload(...args);
+    };
+    try {
+      // Three workers pick the same task at once; each keeps going until it is done or has to wait.
+      const drive = async () => {
+        for (let i = 0; i < 20; i++) {
+          const step = await runner.run(id);
+          if (step.kind === 'done') return;
+          await new Promise((resolve) => setTimeout(resolve, Math.min(step.ms, 300)));
+        }
+      };
+      await Promise.all([drive(), drive(), drive()]);
+    } finally {
+      sandbox.download = originalDownload;
+    }
+    const task = await getTask(t, account, id);
+    assert.equal(task.status, 'succeeded');
+    assert.equal(sandbox.submissions.get(id), 1, 'sent upstream once');
+    assert.ok(downloads >= 1 && downloads <= 3, `downloads ${downloads}`);
+    const hold = await holdOf(t, id);
+    assert.equal(hold.status, 'settled');
+    assert.equal(hold.captured, 240_000n);
+    const [captures] = await t.db.query<{ n: string }>(`SELECT count(*) AS n FROM ledger_entry WHERE subject_id = $1 AND kind = 'capture'`, [id]);
+    assert.equal(Number(captures!.n), 1);
+    const afterWallet = await wallet(t, account);
+    assert.equal(Math.round((before.balanceUsd - afterWallet.balanceUsd) * 1e6) / 1e6, 0.24);
+    assert.equal(afterWallet.heldUsd, before.heldUsd);
+  });
+
   it('the reconciler re-enqueues a missing job with its retry options', async () => {
     const created = await createTask(t, account, { model: 'vendor-omni-flash-preview', prompt: 'requeue me', controls: { duration: 3 } });
     const id = created.body.id as string;
