@@ -79,6 +79,10 @@ export class EnvironmentVariables {
   @Transform(toBool) @IsBoolean()
   OUTBOUND_ALLOW_PRIVATE = false;
 
+  /** PEM file of extra certificate authorities trusted for outbound HTTPS (an internal CA, tests). */
+  @IsOptional() @IsString()
+  OUTBOUND_EXTRA_CA_FILE?: string;
+
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 

@@ -1,7 +1,17 @@
 import { Global, Module } from '@nestjs/common';
+import { readFileSync } from 'node:fs';
 import { GuardedHttpClient } from '../../../libs/common/index.js';
 import { ProviderRegistry } from '../../../libs/providers/index.js';
 import { AppConfig } from '../../config/app-config.js';
+
+/** The extra CA bundle, read once at boot; an unreadable file stops the boot naming the variable. */
+function readExtraCa(path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    throw new Error(`OUTBOUND_EXTRA_CA_FILE: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+}
 
 /**
  * The provider registry, with the credentials the configuration holds, and the guarded client
@@ -25,7 +35,11 @@ import { AppConfig } from '../../config/app-config.js';
       provide: GuardedHttpClient,
       inject: [AppConfig],
       useFactory: (config: AppConfig) =>
-        new GuardedHttpClient({ allowHttp: config.env.OUTBOUND_ALLOW_HTTP, allowPrivate: config.env.OUTBOUND_ALLOW_PRIVATE }),
+        new GuardedHttpClient({
+          allowHttp: config.env.OUTBOUND_ALLOW_HTTP,
+          allowPrivate: config.env.OUTBOUND_ALLOW_PRIVATE,
+          ...(config.env.OUTBOUND_EXTRA_CA_FILE ? { ca: readExtraCa(config.env.OUTBOUND_EXTRA_CA_FILE) } : {}),
+        }),
     },
   ],
   exports: [ProviderRegistry, GuardedHttpClient],

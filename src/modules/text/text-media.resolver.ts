@@ -23,6 +23,10 @@ export class TextMediaResolver {
         try {
           response = await this.http.request(fileUri, { method: 'GET', timeoutMs: 15_000, maxBytes: MAX_MEDIA_BYTES });
         } catch (error) {
+          // http:// (allowed by the translation for local development) when this service does not allow it.
+          if (error instanceof OutboundRequestError && error.reason === 'scheme_not_allowed') {
+            throw new DomainError(400, TextErrorCode.InvalidField, `media ${fileUri}: must be an HTTPS URL or a base64 data URL`);
+          }
           const reason = error instanceof OutboundRequestError ? `${error.reason}: ${error.message}` : String(error);
           throw new DomainError(422, TextErrorCode.MediaFetchFailed, `media ${fileUri} could not be fetched (${reason})`);
         }

@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import OpenAI from 'openai';
+import { FakeGeminiServer } from '../fakes/gemini-text-server.js';
+import { createAccount, type TestAccount } from '../support/factories.js';
+import { bootTestApp, type TestApp } from '../support/test-app.js';
+import { openaiFor, textHolds, walletRow } from './text-helpers.js';
+
+/** A real PNG (1×1), as a client would link it. */
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==', 'base64');
+
+/**
+ * Media links in text requests, end to end over HTTPS: a media server with a certificate the
+ * service trusts through OUTBOUND_EXTRA_CA_FILE (plain http refused, as in production), the
+ * guarded client fetching and inlining, and the fake Gemini upstream receiving the bytes.
+ */
+describe('text media links over HTTPS (guarded client, fake Gemini upstream)', () => {
+  let dir: string;
+  let media: Server;
+  let mediaBase: string;
+  let fake: FakeGeminiServer;
+  let t: TestApp;
+  let account: TestAccount;
+  let client: OpenAI;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'svc-text-tls-'));
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=localhost',
+        '-addext', 'subjectAltName=DNS:localhost', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
+      { stdio: 'ignore' },
+    );
+    media = createServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (request, response) => {
+      if (request.url === '/cat.png') response.writeHead(200, { 'content-type': 'image/png', 'content-length': PNG.length }).end(PNG);
+      else response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+    });
+    await new Promise<void>((resolve) => media.listen(0, '127.0.0.1', resolve));
+    mediaBase = `https://localhost:${(media.address() as AddressInfo).port}`;
+    fake = await new FakeGeminiServer().start();
+    t = await bootTestApp({
+      label: 'text-media',
+      env: {
+        GEMINI_API_KEY: 'fake-gemini-key',
+        GEMINI_BASE_URL: fake.url,
+        OUTBOUND_ALLOW_HTTP: 'false',
+        OUTBOUND_EXTRA_CA_FILE: join(dir, 'cert.pem'),
+      },
+    });
+    account = await createAccount(t, { creditUsd: 10 });
+    client = openaiFor(t, account.key);
+  });
+  after(async () => {
+    await t.close();
+    await fake.stop();
+    media.closeAllConnections();
+    await new Promise<void>((resolve) => media.close(() => resolve()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('fetches an HTTPS image link and sends its bytes inline; the upstream never sees the URL', async () => {
+    const completion = await client.chat.completions.create({
+      model: 'vendor-3.8-flash',
+      messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: `${mediaBase}/cat.png` } }, { type: 'text', text: 'what is this?' }] }],
+    });
+    assert.equal(completion.object, 'chat.completion');
+    const sent = fake.requests.at(-1)!.body as { contents: Array<{ parts: Array<Record<string, any>> }> };
+    const parts = sent.contents.at(-1)!.parts;
+    assert.deepEqual(parts[0], { inlineData: { mimeType: 'image/png', data: PNG.toString('base64') } });
+    assert.ok(!JSON.stringify(sent).includes(mediaBase), 'no user URL reaches the upstream');
+    assert.equal((await textHolds(t, account.workspaceId)).at(-1)!.status, 'settled');
+  });
+
+  it('the Responses operation takes an input_image link the same way', async () => {
+    const response = await client.responses.create({
+      model: 'vendor-3.7-flash',
+      input: [{ role: 'user', content: [{ type: 'input_image', image_url: `${mediaBase}/cat.png`, detail: 'auto' }, { type: 'input_text', text: 'describe' }] }],
+    });
+    assert.equal(response.status, 'completed');
+    const sent = fake.requests.at(-1)!.body as { contents: Array<{ parts: Array<Record<string, any>> }> };
+    assert.equal(sent.contents.at(-1)!.parts[0]!.inlineData.data, PNG.toString('base64'));
+  });
+
+  it('a link that cannot be fetched, or a plain http link, is refused before any hold', async () => {
+    const before = await walletRow(t, account.workspaceId);
+    const holdsBefore = (await textHolds(t, account.workspaceId)).length;
+    const requestsBefore = fake.requests.length;
+    for (const [url, status, code] of [
+      [`${mediaBase}/missing.png`, 422, 'text.media_fetch_failed'],
+      [`http://localhost:${new URL(mediaBase).port}/cat.png`, 400, 'text.invalid_field'],
+    ] as const) {
+      const error = await client.chat.completions
+        .create({ model: 'vendor-3.8-flash', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url } }] }] })
+        .then(
+          () => assert.fail(`${url} was accepted`),
+          (e: unknown) => e,
+        );
+      assert.ok(error instanceof OpenAI.APIError, String(error));
+      assert.equal(error.status, status, url);
+      assert.equal((error.error as { code?: string } | undefined)?.code ?? (error as any).code, code, url);
+    }
+    assert.deepEqual(await walletRow(t, account.workspaceId), before);
+    assert.equal((await textHolds(t, account.workspaceId)).length, holdsBefore);
+    assert.equal(fake.requests.length, requestsBefore, 'nothing was sent upstream');
+  });
+});
