@@ -9,7 +9,7 @@ function readExtraCa(path: string): Buffer {
   try {
     return readFileSync(path);
   } catch (error) {
-    throw new Error(`OUTBOUND_EXTRA_CA_FILE: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    throw new Error(`OUTBOUND_EXTRA_CA_FILE: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? String(error)})`, { cause: error });
   }
 }
 
