@@ -15,8 +15,14 @@ import {
   validateSync,
 } from 'class-validator';
 
-const toBool = ({ value }: { value: unknown }): unknown =>
-  value === undefined || typeof value === 'boolean' ? value : ['1', 'true', 'yes', 'on'].includes(String(value).toLowerCase());
+/** true/false words become booleans; anything else stays a string, so @IsBoolean names the variable. */
+const toBool = ({ value }: { value: unknown }): unknown => {
+  if (value === undefined || typeof value === 'boolean') return value;
+  const word = String(value).toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(word)) return true;
+  if (['0', 'false', 'no', 'off'].includes(word)) return false;
+  return value;
+};
 const toInt = ({ value }: { value: unknown }): unknown => (value === undefined || value === '' ? undefined : Number(value));
 
 export type AppRole = 'api' | 'worker' | 'all';
