@@ -18,6 +18,24 @@ function mainProblem(error: ValidationError): { rule: string; why: string } {
   return { rule, why: why.replace(`${error.property} `, '') };
 }
 
+/**
+ * Keys named like Object.prototype members (`constructor`, `toString`, …) never name a DTO field,
+ * and class-transformer skips them silently (or throws inside), so the whitelist would never see
+ * them: they are refused here, at any depth, as unknown fields.
+ */
+const PROTOTYPE_KEYS = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+function prototypeKeyPath(value: unknown, parent = ''): string | null {
+  if (value === null || typeof value !== 'object') return null;
+  for (const [key, child] of Object.entries(value)) {
+    const path = parent ? `${parent}.${key}` : key;
+    if (PROTOTYPE_KEYS.has(key)) return path;
+    const nested = prototypeKeyPath(child, path);
+    if (nested) return nested;
+  }
+  return null;
+}
+
 /** `assets.referenceImages.0` style path of the first failing field, and why it failed. */
 function firstProblem(errors: ValidationError[], parent = ''): { path: string; unknown: boolean; why: string } | null {
   for (const error of errors) {
@@ -46,6 +64,8 @@ export class StrictValidationPipe implements PipeTransform {
     if (metadata.type === 'body' && (value === null || typeof value !== 'object' || Array.isArray(value))) {
       throw new DomainError(400, CommonErrorCode.InvalidField, 'request body must be a JSON object');
     }
+    const reserved = prototypeKeyPath(value);
+    if (reserved) throw new DomainError(400, CommonErrorCode.UnknownField, `${reserved}: unknown field`);
     const instance = plainToInstance(type as new () => object, value ?? {}, { enableImplicitConversion: metadata.type === 'query' });
     const errors = await validate(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true });
     const problem = firstProblem(errors);

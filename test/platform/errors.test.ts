@@ -53,6 +53,15 @@ describe('errors and requests: envelopes, validation, limits, request ids', () =
       status: 400,
       body: { error: { code: 'request.unknown_field', message: 'options.volume: unknown field' } },
     });
+    // Names of Object.prototype members, which class-transformer would skip (or choke on).
+    for (const [body, path] of [
+      [{ label: 'a', costMicros: 10, constructor: 'x' }, 'constructor'],
+      [{ label: 'a', costMicros: 10, toString: 1 }, 'toString'],
+      [{ label: 'a', costMicros: 10, options: { hasOwnProperty: true } }, 'options.hasOwnProperty'],
+      [{ label: 'a', costMicros: 10, options: { constructor: 1 } }, 'options.constructor'],
+    ] as const) {
+      assert.deepEqual(await post(body), { status: 400, body: { error: { code: 'request.unknown_field', message: `${path}: unknown field` } } }, path);
+    }
     await assertNothingWritten();
   });
 
