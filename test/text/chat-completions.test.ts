@@ -187,6 +187,25 @@ describe('POST /api/svc/v1/chat/completions (sandbox, official openai SDK)', () 
     assert.match(text, /get_weather returned \{"output":"rain"\}/);
   });
 
+  it("replays what the SDK's stream helper assembles (it keeps only the last chunk's parts): parallel calls and text survive", async () => {
+    const messages: AnyMessage[] = [{ role: 'user', content: 'Weather in two cities, streamed [sandbox:parallel=2]' }];
+    const runner = client.chat.completions.stream({ model: 'vendor-3.8-flash', messages, tools: [weatherTool], tool_choice: 'required' });
+    const final = await runner.finalChatCompletion();
+    const message = final.choices[0]!.message as any;
+    assert.equal(message.tool_calls.length, 2);
+    const results = message.tool_calls.map((c: any, i: number) => ({ role: 'tool', tool_call_id: c.id, content: `result ${i}` }));
+    const second = await client.chat.completions.create({ model: 'vendor-3.8-flash', messages: [...messages, message, ...results], tools: [weatherTool] });
+    assert.match(second.choices[0]!.message.content!, /2 tool results/);
+
+    // A text turn assembled by the helper: the whole text is replayed, not the last chunk's tail.
+    const chat: AnyMessage[] = [{ role: 'user', content: 'tell me something long' }];
+    const answer = (await client.chat.completions.stream({ model: 'vendor-3.7-flash', messages: chat }).finalChatCompletion()).choices[0]!.message;
+    const follow = [...chat, answer as unknown as AnyMessage, { role: 'user', content: 'and again' } as AnyMessage];
+    const replayed = await client.chat.completions.create({ model: 'vendor-3.7-flash', messages: follow });
+    const sent = await client.chat.completions.create({ model: 'vendor-3.7-flash', messages: [...chat, { role: 'assistant', content: answer.content }, { role: 'user', content: 'and again' }] });
+    assert.equal(replayed.usage!.prompt_tokens, sent.usage!.prompt_tokens, 'the replayed turn carries the whole text');
+  });
+
   it('handles parallel calls of the same function, each answered by call id', async () => {
     const messages: AnyMessage[] = [{ role: 'user', content: 'Weather in three cities [sandbox:parallel=3]' }];
     const first = await client.chat.completions.create({ model: 'vendor-3.8-flash', messages, tools: [weatherTool], tool_choice: 'required' });

@@ -310,6 +310,26 @@ function contentParts(content: unknown, path: string, textOnly = false): GeminiP
   });
 }
 
+/**
+ * Replayed parts take precedence over the message's reconstructed content, unless they are visibly
+ * only the end of a streamed turn: fewer functionCall parts than tool calls, or text that is a strict
+ * tail of the message's text. That is what a client keeps when it does not concatenate the chunks'
+ * parts (the `openai` SDK's stream helper keeps the last chunk's `providerMetadata` only); the turn
+ * is then rebuilt from `content` and `tool_calls`, whose `extra_content.vendor` carries every
+ * signature, instead of silently losing calls or text.
+ */
+function completeReplay(replayed: GeminiPart[] | null, toolCallCount: number, content: unknown): GeminiPart[] | null {
+  if (!replayed) return null;
+  const calls = replayed.filter((p) => isObject(p.functionCall)).length;
+  // The message's visible text is the concatenation of the turn's non-thought text parts.
+  const replayedText = replayed.map((p) => (typeof p.text === 'string' && p.thought !== true ? p.text : '')).join('');
+  const messageText =
+    typeof content === 'string' ? content : Array.isArray(content) ? content.map((c) => (isObject(c) && typeof c.text === 'string' ? c.text : '')).join('') : '';
+  // Only the stream's last parts kept: their text is a strict tail of the message's text.
+  const onlyTheTail = replayedText !== messageText && messageText.endsWith(replayedText);
+  return calls >= toolCallCount && !onlyTheTail ? replayed : null;
+}
+
 /** Replayed `providerMetadata.vendor.parts`, unchanged (they take precedence). */
 function replayedParts(holder: Json, path: string): GeminiPart[] | null {
   const metadata = holder.providerMetadata;
@@ -434,7 +454,7 @@ function chatConversation(messages: unknown): Conversation {
       case 'assistant': {
         const toolCalls = message.tool_calls ?? [];
         if (!Array.isArray(toolCalls)) throw invalid(`${path}.tool_calls`, 'must be an array');
-        const replayed = replayedParts(message, path);
+        const replayed = completeReplay(replayedParts(message, path), toolCalls.length, message.content);
         const parts: GeminiPart[] = [];
         if (!replayed && message.content !== undefined && message.content !== null) {
           for (const part of contentParts(message.content, `${path}.content`, true)) if (part.text) parts.push(part);
