@@ -36,6 +36,8 @@ export async function createApp(config: AppConfig, options: AppModuleOptions = {
     logger: new NestPinoLogger(logger),
     bufferLogs: false,
     abortOnError: false,
+    // JSON only: Nest would add a form parser, Fastify has a text/plain one; anything else is 415.
+    bodyParser: false,
   });
 
   const filter = new HttpExceptionFilter();
@@ -44,6 +46,11 @@ export async function createApp(config: AppConfig, options: AppModuleOptions = {
   app.enableShutdownHooks();
 
   const fastify = app.getHttpAdapter().getInstance();
+  fastify.removeContentTypeParser('text/plain');
+  // Routes marked @RouteConfig({ bodyLimit: 'text' }) take inline media: their own, larger limit.
+  fastify.addHook('onRoute', (route) => {
+    if ((route.config as { bodyLimit?: string } | undefined)?.bodyLimit === 'text') route.bodyLimit = config.env.TEXT_BODY_LIMIT_BYTES;
+  });
   const metrics = app.get(Metrics);
   fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     void reply.header('x-request-id', request.id);

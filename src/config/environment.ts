@@ -99,6 +99,10 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(1024)
   BODY_LIMIT_BYTES = 1_048_576;
 
+  /** Largest body of the text operations, which carry media inline (data URLs, screenshots). */
+  @Transform(toInt) @IsInt() @Min(1024)
+  TEXT_BODY_LIMIT_BYTES = 33_554_432;
+
   /** How often the reconciler re-enqueues pending work whose job is missing. */
   @Transform(toInt) @IsInt() @Min(1000)
   RECONCILE_INTERVAL_MS = 60_000;

@@ -103,6 +103,12 @@ describe('errors and requests: envelopes, validation, limits, request ids', () =
   it('answers 415 request.unsupported_media_type to a body that is not JSON', async () => {
     const answer = await post('<label>a</label>', { 'content-type': 'application/xml' });
     assert.deepEqual(answer, { status: 415, body: { error: { code: 'request.unsupported_media_type', message: 'send the body as application/json' } } });
+    // JSON text sent as plain text or as a form (curl's default) is not taken either.
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
+      const refused = await post(JSON.stringify({ label: 'a', costMicros: 10 }), { 'content-type': type });
+      assert.deepEqual(refused, { status: 415, body: { error: { code: 'request.unsupported_media_type', message: 'send the body as application/json' } } }, type);
+    }
+    await assertNothingWritten();
     await assertNothingWritten();
   });
 

@@ -51,6 +51,7 @@ describe('text media links over HTTPS (guarded client, fake Gemini upstream)', (
         GEMINI_BASE_URL: fake.url,
         OUTBOUND_ALLOW_HTTP: 'false',
         OUTBOUND_EXTRA_CA_FILE: join(dir, 'cert.pem'),
+        TEXT_BODY_LIMIT_BYTES: String(3 * 1024 * 1024),
       },
     });
     account = await createAccount(t, { creditUsd: 10 });
@@ -108,5 +109,30 @@ describe('text media links over HTTPS (guarded client, fake Gemini upstream)', (
     assert.deepEqual(await walletRow(t, account.workspaceId), before);
     assert.equal((await textHolds(t, account.workspaceId)).length, holdsBefore);
     assert.equal(fake.requests.length, requestsBefore, 'nothing was sent upstream');
+  });
+
+  it('the text operations take inline media above the general body limit, up to their own limit', async () => {
+    // 2 MiB of inline image: over BODY_LIMIT_BYTES (1 MiB), under TEXT_BODY_LIMIT_BYTES (3 MiB here).
+    const big = `data:image/png;base64,${Buffer.alloc(1536 * 1024, 7).toString('base64')}`;
+    const completion = await client.chat.completions.create({
+      model: 'vendor-3.8-flash',
+      messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: big } }, { type: 'text', text: 'big' }] }],
+    });
+    assert.equal(completion.object, 'chat.completion');
+    const sent = fake.requests.at(-1)!.body as { contents: Array<{ parts: Array<Record<string, any>> }> };
+    assert.equal(sent.contents.at(-1)!.parts[0]!.inlineData.data.length, big.length - 'data:image/png;base64,'.length);
+
+    const tooBig = `data:image/png;base64,${Buffer.alloc(3 * 1024 * 1024, 7).toString('base64')}`;
+    const refused = await t.request('/api/svc/v1/chat/completions', {
+      method: 'POST',
+      key: account.key,
+      json: { model: 'vendor-3.8-flash', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: tooBig } }] }] },
+    });
+    assert.equal(refused.status, 413);
+    assert.equal(((await refused.json()) as { error: { code: string } }).error.code, 'request.body_too_large');
+
+    // Other routes keep the general limit.
+    const video = await t.request('/v1/contents/generations/tasks', { method: 'POST', key: account.key, json: { model: 'vendor-omni-flash-preview', prompt: 'x'.repeat(2 * 1024 * 1024) } });
+    assert.equal(video.status, 413);
   });
 });

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiBody, ApiOkResponse, ApiOperation, ApiPaymentRequiredResponse, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import { RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorEnvelopeDto } from '../../app/error-envelope.dto.js';
 import { type AuthenticatedKey, CurrentKey } from '../identity/authenticated-key.js';
@@ -23,6 +24,7 @@ export class TextController {
   constructor(private readonly text: TextService) {}
 
   @Post('chat/completions')
+  @RouteConfig({ bodyLimit: 'text' })
   @ApiOperation({ summary: 'Chat-Completions-style generation; SSE when stream is true' })
   @ApiBody({ schema: CHAT_REQUEST_SCHEMA })
   @ApiOkResponse({ schema: CHAT_RESPONSE_SCHEMA })
@@ -31,6 +33,7 @@ export class TextController {
   }
 
   @Post('responses')
+  @RouteConfig({ bodyLimit: 'text' })
   @ApiOperation({ summary: 'Responses-style generation; SSE when stream is true' })
   @ApiBody({ schema: RESPONSES_REQUEST_SCHEMA })
   @ApiOkResponse({ schema: RESPONSE_SCHEMA })
