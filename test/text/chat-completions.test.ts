@@ -65,6 +65,22 @@ describe('POST /api/svc/v1/chat/completions (sandbox, official openai SDK)', () 
     });
   }
 
+  it('ends every stream with the usage chunk (empty choices), even without stream_options.include_usage', async () => {
+    const raw = await fetch(`${t.baseUrl}/api/svc/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${account.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'vendor-3.8-flash', messages: [{ role: 'user', content: 'count my usage' }], stream: true }),
+    });
+    const events = (await raw.text()).split('\n\n').filter(Boolean).map((e) => e.replace(/^data: /, ''));
+    assert.equal(events.at(-1), '[DONE]');
+    const usageChunk = JSON.parse(events.at(-2)!) as OpenAI.Chat.Completions.ChatCompletionChunk;
+    assert.deepEqual(usageChunk.choices, []);
+    assert.ok(usageChunk.usage!.prompt_tokens > 0 && usageChunk.usage!.completion_tokens > 0);
+    const finish = JSON.parse(events.at(-3)!) as OpenAI.Chat.Completions.ChatCompletionChunk;
+    assert.equal(finish.choices[0]!.finish_reason, 'stop');
+    assert.equal('usage' in finish, false, 'usage: null on every chunk only when include_usage asks for it (as OpenAI)');
+  });
+
   it('works with the SDK stream helper (.stream / finalChatCompletion)', async () => {
     const runner = client.chat.completions.stream({ model: 'vendor-3.8-flash', messages: [{ role: 'user', content: 'hello helper' }] });
     const deltas: string[] = [];

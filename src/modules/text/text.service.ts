@@ -219,9 +219,10 @@ export class TextService implements OnModuleInit, OnModuleDestroy {
         return;
       }
       if (chat) {
-        let tail = dataLine(chat.finishChunk());
-        if (translated.includeUsage) tail += dataLine(chat.usageChunk(usage));
-        await writer.write(`${tail}data: [DONE]\n\n`);
+        // The spec's final usage chunk (empty `choices`) is always sent: a client that did not ask
+        // with stream_options.include_usage still learns what it was charged for. OpenAI clients
+        // accept a chunk with empty choices.
+        await writer.write(`${dataLine(chat.finishChunk())}${dataLine(chat.usageChunk(usage))}data: [DONE]\n\n`);
       } else {
         const terminal = responses!.terminal(usage);
         await writer.write(eventLine(terminal.type, terminal));
