@@ -217,8 +217,16 @@ function videoPart(part: Json, path: string): GeminiPart {
 
 const AUDIO_MIME: Record<string, string> = { wav: 'audio/wav', mp3: 'audio/mp3', flac: 'audio/flac', ogg: 'audio/ogg', aac: 'audio/aac', pcm16: 'audio/pcm' };
 
+/** A raw gs:// URI is refused as such wherever it appears, before any base64 reading of the field. */
+function refuseGcs(value: unknown, path: string): void {
+  if (typeof value === 'string' && /^gs:\/\//i.test(value.trim())) {
+    throw unsupported(TextErrorCode.GcsUriUnsupported, `${path}: raw gs:// URIs are not accepted; send a public or signed HTTPS URL or a base64 data URL`);
+  }
+}
+
 function audioPart(part: Json, path: string): GeminiPart {
   const audio = isObject(part.input_audio) ? part.input_audio : part;
+  refuseGcs(audio.data, `${path}.input_audio.data`);
   if (typeof audio.data === 'string' && !audio.data.startsWith('data:')) {
     const format = typeof audio.format === 'string' ? audio.format : 'wav';
     const mimeType = AUDIO_MIME[format];
@@ -234,6 +242,7 @@ function audioPart(part: Json, path: string): GeminiPart {
 function filePart(part: Json, path: string): GeminiPart {
   const file = isObject(part.file) ? part.file : part;
   if (file.file_id !== undefined) throw invalid(`${path}.file_id`, 'uploaded file ids are not supported; send file_data as a data URL');
+  refuseGcs(file.file_data, `${path}.file_data`);
   if (typeof file.file_data === 'string') {
     // OpenAI clients may send bare base64 in file_data; a filename then says the type.
     if (!file.file_data.startsWith('data:')) {
