@@ -60,6 +60,10 @@ describe('translateTextRequest (Chat → Gemini)', () => {
     assert.equal(lite.gemini.generationConfig!.temperature, undefined);
     assert.equal(lite.gemini.generationConfig!.topP, undefined);
     assert.equal(lite.gemini.generationConfig!.topK, undefined);
+    // Ignored means not judged either (temperature has no spec range); top_p keeps its spec limit.
+    assert.equal(translateTextRequest('chat', { model: 'vendor-3.5-flash-lite', messages: [{ role: 'user', content: 'x' }], temperature: 2.5 }).gemini.generationConfig!.temperature, undefined);
+    assert.throws(() => translateTextRequest('chat', { model: 'vendor-3.8-flash', messages: [{ role: 'user', content: 'x' }], temperature: 2.5 }), /temperature: must be between 0 and 2/);
+    assert.throws(() => translateTextRequest('chat', { model: 'vendor-3.5-flash-lite', messages: [{ role: 'user', content: 'x' }], top_p: 1.5 }), /top_p: must be between 0 and 1/);
   });
 
   it('translates image, video (fps, offsets, mediaResolution), audio and input_file parts', () => {

@@ -752,7 +752,9 @@ export function translateTextRequest(operation: TextOperation, rawBody: unknown)
 
   // Sampling and limits (400 when malformed or out of range; checked on every model).
   const temperature = optNumber(body, 'temperature');
-  if (temperature !== undefined && (temperature < 0 || temperature > 2)) throw invalid('temperature', 'must be between 0 and 2');
+  // The lite model ignores custom temperature (spec model rules), so its value is not judged there;
+  // top_p and top_k ranges are the spec's own limits, judged on every model.
+  if (temperature !== undefined && !rules.lite && (temperature < 0 || temperature > 2)) throw invalid('temperature', 'must be between 0 and 2');
   const topP = optNumber(body, 'top_p');
   if (topP !== undefined && (topP < 0 || topP > 1)) throw invalid('top_p', 'must be between 0 and 1');
   const topK = optInteger(body, 'top_k');
