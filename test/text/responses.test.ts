@@ -141,6 +141,21 @@ describe('POST /api/svc/v1/responses (sandbox, official openai SDK)', () => {
     assert.deepEqual(JSON.parse(call.arguments), { x: 500, y: 500 });
   });
 
+  it('an answer cut by max_output_tokens is incomplete, and so is the message it was cut in (sync and streamed)', async () => {
+    const sync = await client.responses.create({ model: 'vendor-3.8-flash', input: 'write a long essay about rivers', max_output_tokens: 5 });
+    assert.equal(sync.status, 'incomplete');
+    assert.deepEqual(sync.incomplete_details, { reason: 'max_output_tokens' });
+    assert.equal((sync.output.at(-1) as { status: string }).status, 'incomplete');
+
+    const stream = client.responses.stream({ model: 'vendor-3.8-flash', input: 'write a long essay about lakes', max_output_tokens: 5 });
+    const done: string[] = [];
+    for await (const event of stream) if (event.type === 'response.output_item.done') done.push((event.item as { status: string }).status);
+    const final = await stream.finalResponse();
+    assert.equal(final.status, 'incomplete');
+    assert.equal(done.at(-1), 'incomplete');
+    assert.equal((final.output.at(-1) as { status: string }).status, 'incomplete');
+  });
+
   it('settles every call of this suite', async () => {
     for (const hold of await textHolds(t, account.workspaceId)) assert.notEqual(hold.status, 'open');
   });

@@ -361,10 +361,12 @@ export class ResponsesAssembler {
   private itemResource(item: OutputItem): Record<string, unknown> {
     const providerMetadata = { vendor: { parts: item.parts } };
     if (item.kind === 'message') {
+      // The message the answer was cut in (output cap, content filter) is incomplete, like the response.
+      const cut = item === this.items.at(-1) && this.status === 'incomplete';
       return {
         id: item.id,
         type: 'message',
-        status: 'completed',
+        status: cut ? 'incomplete' : 'completed',
         role: 'assistant',
         content: [{ type: 'output_text', text: item.text, annotations: [], logprobs: [] }],
         providerMetadata,
