@@ -31,6 +31,8 @@ export const MAX_POLL_ERRORS = 10;
 export const MAX_GENERATION_MS = 60 * 60_000;
 /** A finished video that could not be fetched from the upstream for this long fails (released). */
 export const MAX_STORING_MS = 60 * 60_000;
+/** The stored object outlives the task's retention deadline by this much (the sweep removes both). */
+const MEDIA_EXPIRY_MARGIN_MS = 60 * 60_000;
 
 const ACTIVE = ['queued', 'running'] as const;
 
@@ -167,11 +169,7 @@ export class VideoTaskRunner {
         return { kind: 'wait', ms: outcome.retryAfterMs ?? 5000 };
       }
       case 'succeeded':
-        await this.tasks.transition(
-          task.id,
-          { phase: ['generating'], status: ['running'] },
-          { phase: 'storing', completedAt: now, expiresAt: new Date(now.getTime() + VIDEO_RETENTION_MS), updatedAt: now },
-        );
+        await this.tasks.transition(task.id, { phase: ['generating'], status: ['running'] }, { phase: 'storing', updatedAt: now });
         return { kind: 'continue' };
       case 'failed':
         return this.fail(task, ['generating'], outcome.reason);
@@ -190,7 +188,8 @@ export class VideoTaskRunner {
    */
   private async store(task: VideoTaskEntity, provider: VideoProvider): Promise<Step> {
     if (task.mediaKey !== null && task.outputSeconds !== null) return this.settleAndFinish(task);
-    if (this.clock.now().getTime() - (task.completedAt ?? task.updatedAt).getTime() > MAX_STORING_MS) {
+    // updatedAt is when the task entered `storing`: waiting for a retry does not move it.
+    if (this.clock.now().getTime() - task.updatedAt.getTime() > MAX_STORING_MS) {
       return this.fail(task, ['storing'], 'the finished video could not be fetched from the upstream');
     }
     const outcome = await provider.poll(task.upstreamOperation!, spec(task), 0);
@@ -211,7 +210,10 @@ export class VideoTaskRunner {
       const seconds = mp4DurationSeconds(await readFile(path));
       if (seconds === null || seconds <= 0) return this.fail(task, ['storing'], 'the upstream returned a video that could not be read');
       const key = videoMediaKey(task);
-      const stored = await this.media.store({ key, body: { path }, contentType: 'video/mp4', workspaceId: task.workspaceId, expiresAt: task.expiresAt });
+      // The retention clock starts when the task completes, just after this; the object outlives
+      // that deadline by a margin and the retention sweep deletes it with the task's outputs.
+      const mediaExpiresAt = new Date(this.clock.now().getTime() + VIDEO_RETENTION_MS + MEDIA_EXPIRY_MARGIN_MS);
+      const stored = await this.media.store({ key, body: { path }, contentType: 'video/mp4', workspaceId: task.workspaceId, expiresAt: mediaExpiresAt });
       await this.tasks.transition(
         task.id,
         { phase: ['storing'], status: ['running'] },
@@ -226,10 +228,19 @@ export class VideoTaskRunner {
   private async settleAndFinish(task: VideoTaskEntity): Promise<Step> {
     const billedSeconds = billableSeconds(task.model as VideoModel, task.outputSeconds!);
     const resolution = await this.wallet.settle(task.holdId, videoCost(task.model as VideoModel, task.request.controls.resolution, billedSeconds));
+    // Completion: the video is stored and charged. Retention (seven days) counts from here.
+    const now = this.clock.now();
     await this.tasks.transition(
       task.id,
       { phase: ['storing'], status: ['running'] },
-      { status: 'succeeded', phase: null, chargedMicros: resolution.capturedMicros, updatedAt: this.clock.now() },
+      {
+        status: 'succeeded',
+        phase: null,
+        chargedMicros: resolution.capturedMicros,
+        completedAt: now,
+        expiresAt: new Date(now.getTime() + VIDEO_RETENTION_MS),
+        updatedAt: now,
+      },
     );
     return { kind: 'done' };
   }
