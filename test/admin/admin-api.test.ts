@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { IdentityService } from '../../src/modules/identity/identity.service.js';
 import { createAccount } from '../support/factories.js';
-import { bootTestApp, type TestApp } from '../support/test-app.js';
+import { TEST_ADMIN_TOKEN, bootTestApp, type TestApp } from '../support/test-app.js';
 
 interface ErrorBody {
   error: { code: string; message: string };
@@ -216,6 +216,9 @@ describe('admin API', () => {
       await expectError(await req('/admin/v1/workspaces', { headers: { authorization: 'Bearer ' } }), 401, 'admin.unauthorized');
       await expectError(await req('/admin/v1/workspaces', { headers: { authorization: 'Basic YWRtaW46YWRtaW4=' } }), 401, 'admin.unauthorized');
       await expectError(await req('/admin/v1/workspaces', { method: 'POST', json: { name: 'x' } }), 401, 'admin.unauthorized');
+      // The scheme is case-insensitive, the token is not.
+      assert.equal((await req('/admin/v1/workspaces', { headers: { authorization: `bearer ${TEST_ADMIN_TOKEN}` } })).status, 200);
+      await expectError(await req('/admin/v1/workspaces', { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN.toUpperCase()}` } }), 401, 'admin.unauthorized');
     });
 
     it('does not take an API key as an admin token', async () => {

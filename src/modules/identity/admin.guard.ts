@@ -14,7 +14,8 @@ export class AdminGuard implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean {
     const header = context.switchToHttp().getRequest<{ headers: Record<string, string | undefined> }>().headers.authorization;
-    const token = header?.startsWith('Bearer ') ? header.slice(7) : '';
+    // The scheme is case-insensitive (RFC 9110), as on API-key routes.
+    const token = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1] ?? '';
     // Hashing both sides gives equal lengths, so timingSafeEqual leaks nothing about the token.
     const given = createHash('sha256').update(token).digest();
     if (token === '' || !timingSafeEqual(given, this.expected)) {
