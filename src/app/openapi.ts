@@ -13,8 +13,8 @@ export function setupOpenApi(app: NestFastifyApplication): void {
           'Errors are `{error:{code,message}}` with a dotted code whose prefix is the route domain.',
       )
       .setVersion('1.0.0')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Workspace API key (svc_live_… or svc_test_…)' }, 'api-key')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' }, 'admin')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'svc_live_… / svc_test_…', description: 'Workspace API key (svc_live_… or svc_test_…)' }, 'api-key')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque token', description: 'ADMIN_TOKEN' }, 'admin')
       .build(),
   );
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/json', yamlDocumentUrl: 'docs/yaml' });

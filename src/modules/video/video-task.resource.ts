@@ -2,20 +2,20 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { VideoTaskStatus } from './video-task.entity.js';
 
 export class VideoTaskOutputsDto {
-  @ApiProperty({ type: [String], description: 'Temporary HTTPS links; empty while unfinished, after failure, or after expiry' })
+  @ApiProperty({ type: [String], items: { type: 'string', format: 'uri' }, description: 'Temporary HTTPS links; empty while unfinished, after failure, or after expiry' })
   videos!: string[];
   @ApiProperty({ type: [String], maxItems: 0, description: 'Always empty' })
   images!: never[];
-  @ApiPropertyOptional({ description: 'Video retention deadline: seven days after completion' })
+  @ApiPropertyOptional({ format: 'date-time', description: 'Video retention deadline: seven days after completion' })
   expiresAt?: string;
-  @ApiPropertyOptional({ description: 'When the links in `videos` stop working (within one hour); read the task again for fresh ones' })
+  @ApiPropertyOptional({ format: 'date-time', description: 'When the links in `videos` stop working (within one hour); read the task again for fresh ones' })
   urlsExpireAt?: string;
 }
 
 export class VideoTaskResponseDto {
-  @ApiProperty({ example: 'omni:2f1c1e9e-0c7e-4f0a-9d55-1b1f7f6f2d11' })
+  @ApiProperty({ pattern: '^omni:[0-9a-f-]{36}$', example: 'omni:2f1c1e9e-0c7e-4f0a-9d55-1b1f7f6f2d11' })
   id!: string;
-  @ApiProperty()
+  @ApiProperty({ enum: ['vendor-omni-1.1-flash-preview', 'vendor-omni-flash-preview'] })
   model!: string;
   @ApiProperty({ enum: ['queued', 'running', 'succeeded', 'failed'] })
   status!: VideoTaskStatus;
@@ -23,9 +23,9 @@ export class VideoTaskResponseDto {
   outputs!: VideoTaskOutputsDto;
   @ApiPropertyOptional({ enum: ['reconciliationRequired'], description: 'The upstream acceptance is being resolved: keep polling, do not resubmit' })
   phase?: 'reconciliationRequired';
-  @ApiProperty()
+  @ApiProperty({ format: 'date-time' })
   createdAt!: string;
-  @ApiProperty()
+  @ApiProperty({ format: 'date-time' })
   updatedAt!: string;
   @ApiPropertyOptional()
   failureReason?: string;

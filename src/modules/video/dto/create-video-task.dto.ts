@@ -65,30 +65,33 @@ function IsMediaUri(options?: ValidationOptions) {
     });
 }
 
+/** What the OpenAPI document says of a media URI; IsMediaUri checks more (host, bucket/object). */
+const MEDIA_URI_PATTERN = '^(https://|gs://)';
+
 export class VideoAssetsDto {
-  @ApiPropertyOptional({ example: 'https://example.com/first.png' })
+  @ApiPropertyOptional({ pattern: MEDIA_URI_PATTERN, example: 'https://example.com/first.png' })
   @Optional() @IsMediaUri()
   firstFrameImage?: string;
 
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ pattern: MEDIA_URI_PATTERN })
   @Optional() @IsMediaUri()
   lastFrameImage?: string;
 
-  @ApiPropertyOptional({ type: [String], minItems: 1, maxItems: 10 })
+  @ApiPropertyOptional({ type: [String], minItems: 1, maxItems: 10, items: { type: 'string', pattern: MEDIA_URI_PATTERN } })
   @Optional() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(10) @IsMediaUri({ each: true })
   referenceImages?: string[];
 
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ pattern: MEDIA_URI_PATTERN })
   @Optional() @IsMediaUri()
   sourceVideo?: string;
 
-  @ApiPropertyOptional({ type: [String], minItems: 1, maxItems: 3 })
+  @ApiPropertyOptional({ type: [String], minItems: 1, maxItems: 3, items: { type: 'string', pattern: MEDIA_URI_PATTERN } })
   @Optional() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(3) @IsMediaUri({ each: true })
   referenceVideos?: string[];
 }
 
 export class VideoControlsDto {
-  @ApiPropertyOptional({ minimum: 3, maximum: 10, default: 5 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 3, maximum: 10, default: 5 })
   @Optional() @IsInt() @Min(3) @Max(10)
   duration?: number;
 
@@ -104,7 +107,7 @@ export class VideoControlsDto {
   @Optional() @IsBoolean() @Equals(true, { message: 'must be true (every video has native audio)' })
   generateAudio?: boolean;
 
-  @ApiPropertyOptional({ enum: [1], default: 1 })
+  @ApiPropertyOptional({ type: 'integer', enum: [1], default: 1 })
   @Optional() @IsInt() @Equals(1, { message: 'must be 1 (one video per task)' })
   outputCount?: number;
 }
@@ -125,7 +128,7 @@ function IsEmptyObject() {
 }
 
 export class VideoProviderOptionsDto {
-  @ApiPropertyOptional({ type: Object, description: 'Accepted, but must be an empty object' })
+  @ApiPropertyOptional({ type: Object, maxProperties: 0, description: 'Accepted, but must be an empty object' })
   @Optional() @IsEmptyObject()
   vendor?: Record<string, never>;
 }
