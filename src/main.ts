@@ -13,7 +13,12 @@ async function bootstrap(): Promise<void> {
     const app = await createApp(config);
     await app.listen({ port: config.env.PORT, host: config.env.HOST });
     await app.get(DemoSeeder).seedOnFirstStart();
-    new Logger('Bootstrap').log(`API listening on ${config.publicBaseUrl} (role ${config.env.APP_ROLE}); OpenAPI at ${config.publicBaseUrl}/docs`);
+    const logger = new Logger('Bootstrap');
+    logger.log(`API listening on ${config.publicBaseUrl} (role ${config.env.APP_ROLE}); OpenAPI at ${config.publicBaseUrl}/docs`);
+    if (config.env.NODE_ENV === 'production' && !config.publicBaseUrl.startsWith('https://')) {
+      // Media links are minted from PUBLIC_BASE_URL, and the contract promises HTTPS links.
+      logger.warn(`PUBLIC_BASE_URL is ${config.publicBaseUrl}: media links given to clients are not HTTPS; serve behind TLS and set an https:// URL`);
+    }
   } else {
     // Worker only: no HTTP server, the same modules (processors start in QueueLifecycle).
     const app = await NestFactory.createApplicationContext(AppModule.create(config));
