@@ -49,18 +49,24 @@ describe('video tasks: resuming the storing phase', () => {
     return id;
   }
 
+  /** Counts the sandbox's downloads until `restore()`. */
+  function countDownloads(): { count: () => number; restore: () => void } {
+    const sandbox = t.app.get(SandboxVideoProvider);
+    const original = sandbox.download.bind(sandbox);
+    let n = 0;
+    sandbox.download = async (...args) => {
+      n++;
+      return original(...args);
+    };
+    return { count: () => n, restore: () => (sandbox.download = original) };
+  }
+
   it('killed after storing, and again after settling: one download, one charge, and the upstream is not asked again', async () => {
     const before = await wallet(t, account);
     const id = await taskInStoring();
-    const sandbox = t.app.get(SandboxVideoProvider);
     const walletService = t.app.get(WalletService);
-    const originalDownload = sandbox.download.bind(sandbox);
     const originalSettle = walletService.settle.bind(walletService);
-    let downloads = 0;
-    sandbox.download = async (...args) => {
-      downloads++;
-      return originalDownload(...args);
-    };
+    const downloads = countDownloads();
     try {
       // 1. The worker stores the video, records it, and "dies" as it settles.
       walletService.settle = async () => {
@@ -83,10 +89,10 @@ describe('video tasks: resuming the storing phase', () => {
       await t.db.query(`UPDATE video_task SET status = 'running', phase = 'storing' WHERE id = $1`, [id]);
       assert.equal((await runner.run(id)).kind, 'done');
     } finally {
-      sandbox.download = originalDownload;
+      downloads.restore();
       walletService.settle = originalSettle;
     }
-    assert.equal(downloads, 1, 'the video was fetched once');
+    assert.equal(downloads.count(), 1, 'the video was fetched once');
     const task = await getTask(t, account, id);
     assert.equal(task.status, 'succeeded');
     await download(task.outputs.videos[0]!);
@@ -150,12 +156,7 @@ describe('video tasks: resuming the storing phase', () => {
     const created = await createTask(t, account, { model: 'vendor-omni-flash-preview', prompt: 'run me thrice', controls: { duration: 3 } });
     const id = created.body.id as string;
     const sandbox = t.app.get(SandboxVideoProvider);
-    const originalDownload = sandbox.download.bind(sandbox);
-    let downloads = 0;
-    sandbox.download = async (...args) => {
-      downloads++;
-      return originalDownload(...args);
-    };
+    const downloads = countDownloads();
     try {
       // Three workers pick the same task at once; each keeps going until it is done or has to wait.
       const drive = async () => {
@@ -167,12 +168,12 @@ describe('video tasks: resuming the storing phase', () => {
       };
       await Promise.all([drive(), drive(), drive()]);
     } finally {
-      sandbox.download = originalDownload;
+      downloads.restore();
     }
     const task = await getTask(t, account, id);
     assert.equal(task.status, 'succeeded');
     assert.equal(sandbox.submissions.get(id), 1, 'sent upstream once');
-    assert.ok(downloads >= 1 && downloads <= 3, `downloads ${downloads}`);
+    assert.ok(downloads.count() >= 1 && downloads.count() <= 3, `downloads ${downloads.count()}`);
     const hold = await holdOf(t, id);
     assert.equal(hold.status, 'settled');
     assert.equal(hold.captured, 240_000n);
