@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { KeyEnvironment } from '../identity/api-key.entity.js';
+import { namedQuery, type NamedStatement } from '../../database/named-query.js';
 import { GroupCommit } from '../../../libs/common/index.js';
 import type { HoldStatus } from './hold.entity.js';
 import { LedgerEntryEntity } from './ledger-entry.entity.js';
@@ -248,16 +249,9 @@ export class WalletRepository {
     return results;
   }
 
-  /**
-   * A named statement on the pg pool under TypeORM: parsed and planned once per connection
-   * instead of on every call (the hold and the settlement run on every text request; see
-   * docs/benchmarks.md › Text). Same connections, same type parsing as `db.query`.
-   */
-  private async named<T>(statement: { name: string; text: string }, values: unknown[]): Promise<T[]> {
-    const pool = (this.db.driver as unknown as { master?: { query?: unknown } }).master;
-    if (typeof pool?.query !== 'function') return this.db.query(statement.text, values);
-    const result = await (pool as { query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: T[] }> }).query({ ...statement, values });
-    return result.rows;
+  /** The hold and the settlement run on every text request: named statements (namedQuery). */
+  private named<T>(statement: NamedStatement, values: unknown[]): Promise<T[]> {
+    return namedQuery<T>(this.db, statement, values);
   }
 
   async credit(workspaceId: string, environment: KeyEnvironment, amountMicros: bigint, reference: string): Promise<{ applied: boolean; recordedMicros: bigint }> {

@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { CommonErrorCode, DomainError, Clock, GroupCommit } from '../../../libs/common/index.js';
+import { namedQuery } from '../../database/named-query.js';
 import { Metrics } from '../health/metrics.service.js';
 import { parseApiKey } from './api-key-format.js';
 import type { KeyEnvironment } from './api-key.entity.js';
@@ -34,9 +35,6 @@ interface KeyRow {
   workspace_id: string;
   environment: KeyEnvironment;
   status: string;
-}
-interface NamedQueryPool {
-  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Array<KeyRow & { secret_sha256?: Buffer }> }>;
 }
 
 /**
@@ -89,16 +87,10 @@ export class ApiKeyGuard implements CanActivate {
 
   /** One query for the batch: the single statement alone, `= ANY` for several. */
   private async findKeys(hashes: Buffer[]): Promise<Array<KeyRow | undefined>> {
-    if (hashes.length === 1) return [(await this.query(KEY_BY_HASH, [hashes[0]]))[0]];
-    const rows = await this.query(KEYS_BY_HASHES, [hashes]);
-    const byHash = new Map(rows.map((row) => [row.secret_sha256!.toString('hex'), row]));
+    if (hashes.length === 1) return [(await namedQuery<KeyRow>(this.db, KEY_BY_HASH, [hashes[0]]))[0]];
+    const rows = await namedQuery<KeyRow & { secret_sha256: Buffer }>(this.db, KEYS_BY_HASHES, [hashes]);
+    const byHash = new Map(rows.map((row) => [row.secret_sha256.toString('hex'), row]));
     return hashes.map((hash) => byHash.get(hash.toString('hex')));
-  }
-
-  private async query(statement: { name: string; text: string }, values: unknown[]): Promise<Array<KeyRow & { secret_sha256?: Buffer }>> {
-    const pool = (this.db.driver as unknown as { master?: Partial<NamedQueryPool> }).master;
-    if (typeof pool?.query === 'function') return (await (pool as NamedQueryPool).query({ ...statement, values })).rows;
-    return this.db.query(statement.text, values);
   }
 
   private touch(keyId: string): void {
