@@ -1,12 +1,25 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource, type EntityManager, type ObjectLiteral, type SelectQueryBuilder } from 'typeorm';
 import { type CursorPosition } from '../../../libs/common/index.js';
 import { ApiKeyEntity, type KeyEnvironment } from './api-key.entity.js';
 import { WorkspaceEntity } from './workspace.entity.js';
 
 /** Storage of workspaces and API keys. */
+/**
+ * Keyset paging after a cursor on (created_at, id), newest first. The cursor's time is a JS Date
+ * (milliseconds) while these rows' created_at (a database default) has microseconds: compare with
+ * the cursor row's own created_at, else rows sharing its millisecond are skipped.
+ */
+function afterCursor<T extends ObjectLiteral>(query: SelectQueryBuilder<T>, alias: string, table: string, after?: CursorPosition): SelectQueryBuilder<T> {
+  if (!after) return query;
+  return query.andWhere(`(${alias}.created_at, ${alias}.id) < (COALESCE((SELECT c.created_at FROM ${table} c WHERE c.id = :id), :createdAt), :id)`, {
+    createdAt: after.createdAt,
+    id: after.id,
+  });
+}
+
 @Injectable()
 export class IdentityRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
@@ -27,15 +40,7 @@ export class IdentityRepository {
       .orderBy('w.created_at', 'DESC')
       .addOrderBy('w.id', 'DESC')
       .limit(limit + 1);
-    // The cursor's time is a JS Date (milliseconds) while created_at has microseconds: compare
-    // with the cursor row's own created_at, else rows sharing its millisecond are skipped.
-    if (after) {
-      query.where('(w.created_at, w.id) < (COALESCE((SELECT c.created_at FROM workspace c WHERE c.id = :id), :createdAt), :id)', {
-        createdAt: after.createdAt,
-        id: after.id,
-      });
-    }
-    return query.getMany();
+    return afterCursor(query, 'w', 'workspace', after).getMany();
   }
 
   async createApiKey(
@@ -44,10 +49,6 @@ export class IdentityRepository {
   ): Promise<ApiKeyEntity> {
     const row = manager.create(ApiKeyEntity, { id: randomUUID(), status: 'active', revokedAt: null, lastUsedAt: null, ...input });
     return manager.save(row);
-  }
-
-  findApiKeyByHash(sha256: Buffer): Promise<ApiKeyEntity | null> {
-    return this.db.manager.findOneBy(ApiKeyEntity, { secretSha256: sha256 });
   }
 
   findApiKey(id: string): Promise<ApiKeyEntity | null> {
@@ -61,13 +62,7 @@ export class IdentityRepository {
       .orderBy('k.created_at', 'DESC')
       .addOrderBy('k.id', 'DESC')
       .limit(limit + 1);
-    if (after) {
-      query.andWhere('(k.created_at, k.id) < (COALESCE((SELECT c.created_at FROM api_key c WHERE c.id = :id), :createdAt), :id)', {
-        createdAt: after.createdAt,
-        id: after.id,
-      });
-    }
-    return query.getMany();
+    return afterCursor(query, 'k', 'api_key', after).getMany();
   }
 
   /** Idempotent: revoking a revoked key keeps its first revocation time. */
