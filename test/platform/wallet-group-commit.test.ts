@@ -355,24 +355,26 @@ describe('wallet group commit (batched holds and resolutions, real PostgreSQL)',
     });
   });
 
-  it('a hold that fails on its data (unknown API key) in a batch fails alone, with the error it gets alone', async () => {
+  it('a hold that fails on its data (a NUL byte PostgreSQL refuses in text) in a batch fails alone, with the error it gets alone', async () => {
     const account = await createAccount(t);
     await wallet.credit(account.workspaceId, 'live', 1_000_000n, `gc-${account.workspaceId}`);
-    const input = (i: number, apiKeyId: string | null) => ({
+    // PostgreSQL refuses a NUL in a text value (SQLSTATE 22021, a data exception): such a subject
+    // id fails the whole batch call, and each item is then retried alone.
+    const input = (i: number, subjectId = String(i)) => ({
       workspaceId: account.workspaceId,
       environment: 'live' as const,
-      apiKeyId,
+      apiKeyId: account.keyId,
       amountMicros: 1_000n,
       subjectType: 'gc-bad',
-      subjectId: String(i),
+      subjectId,
     });
-    const alone = await wallet.hold(input(-1, randomUUID())).then(
-      () => assert.fail('a hold with an unknown API key was made'),
+    const alone = await wallet.hold(input(-1, 'bad\u0000id')).then(
+      () => assert.fail('a hold with a NUL in its subject id was made'),
       (error: unknown) => error as { code?: string; message: string; constructor: unknown },
     );
-    assert.equal(alone.code, '23503', 'a foreign key violation alone');
+    assert.equal(alone.code, '22021', 'an invalid byte sequence alone');
 
-    const results = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => wallet.hold(input(i, i === 17 ? randomUUID() : account.keyId))));
+    const results = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => wallet.hold(input(i, i === 17 ? 'bad\u0000id' : String(i)))));
     results.forEach((r, i) => {
       if (i !== 17) {
         assert.equal(r.status, 'fulfilled', `hold ${i}: ${r.status === 'rejected' ? String(r.reason) : ''}`);
