@@ -44,6 +44,29 @@ describe('text money: hold, settle on reported usage, partial charge on abort, r
     assert.equal(wallet.balance, 10_000_000n - expected);
   });
 
+  it('the hold covers the charge: thoughts count inside max_tokens, and media as tokens per item, not bytes', async () => {
+    account = await createAccount(t, { creditUsd: 10 });
+    client = openaiFor(t, account.key);
+    // Thinking at "high" with a 1-token cap: Gemini bills thoughts and answer together under the cap.
+    const capped = await client.chat.completions.create({ model: 'vendor-3.7-flash', messages: [{ role: 'user', content: 'think hard' }], max_tokens: 1, reasoning_effort: 'high' });
+    assert.equal(capped.choices[0]!.finish_reason, 'length');
+    assert.ok(capped.usage!.completion_tokens <= 1, `completion_tokens ${capped.usage!.completion_tokens}`);
+    // A 1.5 MB inline image: a few hundred tokens upstream, not one token per base64 character.
+    const png = Buffer.alloc(1_500_000, 7).toString('base64');
+    await client.chat.completions.create({
+      model: 'vendor-3.8-flash',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } }] }],
+    });
+    const holds = await textHolds(t, account.workspaceId);
+    assert.equal(holds.length, 2);
+    for (const hold of holds) {
+      assert.equal(hold.status, 'settled');
+      assert.ok(BigInt(hold.captured_micros) <= BigInt(hold.amount_micros), `captured ${hold.captured_micros} within the hold ${hold.amount_micros}`);
+    }
+    const adjust: Array<{ count: string }> = await t.db.query(`SELECT count(*)::text AS count FROM ledger_entry WHERE workspace_id = $1 AND kind = 'adjust'`, [account.workspaceId]);
+    assert.equal(adjust[0]!.count, '0', 'no charge above a hold');
+  });
+
   it('a streamed call is settled before [DONE], on the usage the stream reports (never zero)', async () => {
     account = await createAccount(t, { creditUsd: 10 });
     client = openaiFor(t, account.key);

@@ -176,6 +176,59 @@ describe('translateTextRequest (Chat → Gemini)', () => {
     });
     assert.deepEqual(gemini.contents[1], { role: 'model', parts });
   });
+  it('reads snake_case vendor keys as Gemini camelCase at every configuration level, values untouched', () => {
+    const schema = { type: 'object', properties: { first_name: { type: 'string' } } };
+    const { gemini } = translateTextRequest('chat', {
+      model: 'vendor-3.7-flash',
+      messages: [{ role: 'user', content: 'x' }],
+      providerOptions: {
+        vendor: {
+          generation_config: { response_modalities: ['TEXT'], response_mime_type: 'application/json', response_json_schema: schema, thinking_config: { include_thoughts: true, thinking_budget: 512 } },
+          safety_settings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_ONLY_HIGH' }],
+          tools: [{ code_execution: {} }, { computer_use: { environment: 'ENVIRONMENT_BROWSER', excluded_predefined_functions: ['drag_and_drop'] } }],
+          tool_config: { function_calling_config: { mode: 'ANY', allowed_function_names: ['click_at'] } },
+        },
+      },
+    });
+    assert.deepEqual(gemini.generationConfig, {
+      responseModalities: ['TEXT'],
+      responseMimeType: 'application/json',
+      responseJsonSchema: schema, // the schema's own property names are data: kept as sent
+      thinkingConfig: { includeThoughts: true, thinkingBudget: 512 },
+      candidateCount: 1,
+    });
+    assert.deepEqual(gemini.safetySettings, [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_ONLY_HIGH' }]);
+    assert.deepEqual(gemini.tools, [{ codeExecution: {} }, { computerUse: { environment: 'ENVIRONMENT_BROWSER', excludedPredefinedFunctions: ['drag_and_drop'] } }]);
+    assert.deepEqual(gemini.toolConfig, { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['click_at'] } });
+  });
+
+  it('lets an explicit format and tool_choice win over the vendor block', () => {
+    const vendor = {
+      generationConfig: { responseMimeType: 'application/json', responseSchema: { type: 'OBJECT' } },
+      toolConfig: { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['get_time'] } },
+    };
+    const tools = [{ type: 'function', function: { name: 'get_time' } }];
+    const plain = translateTextRequest('chat', { model: 'vendor-3.8-flash', messages: [{ role: 'user', content: 'x' }], tools, tool_choice: 'none', response_format: { type: 'text' }, providerOptions: { vendor } });
+    assert.equal(plain.gemini.generationConfig!.responseMimeType, undefined);
+    assert.equal(plain.gemini.generationConfig!.responseSchema, undefined);
+    assert.deepEqual(plain.gemini.toolConfig, { functionCallingConfig: { mode: 'NONE' } });
+    const json = translateTextRequest('responses', { model: 'vendor-3.8-flash', input: 'x', text: { format: { type: 'json_object' } }, providerOptions: { vendor } });
+    assert.equal(json.gemini.generationConfig!.responseMimeType, 'application/json');
+    assert.equal(json.gemini.generationConfig!.responseSchema, undefined);
+    // tool_choice "required" (ANY) keeps the vendor's narrower list of allowed names.
+    const required = translateTextRequest('chat', { model: 'vendor-3.8-flash', messages: [{ role: 'user', content: 'x' }], tools, tool_choice: 'required', providerOptions: { vendor } });
+    assert.deepEqual(required.gemini.toolConfig, { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['get_time'] } });
+  });
+
+  it('accepts the flat named tool_choice ({type, name}) in Chat as in Responses', () => {
+    const { gemini } = translateTextRequest('chat', {
+      model: 'vendor-3.8-flash',
+      messages: [{ role: 'user', content: 'x' }],
+      tools: [{ type: 'function', function: { name: 'get_time' } }],
+      tool_choice: { type: 'function', name: 'get_time' },
+    });
+    assert.deepEqual(gemini.toolConfig, { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['get_time'] } });
+  });
 });
 
 describe('translateTextRequest (Responses → Gemini)', () => {
@@ -235,5 +288,24 @@ describe('translateTextRequest rejections', () => {
     assert.equal(code(chat({ n: 3 })), '422 text.candidate_count_unsupported');
     assert.equal(code(chat({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'ftp://x/y.png' } }] }] })), '400 text.invalid_field');
     assert.equal(code(chat({ providerOptions: { vendor: { cachedContent: 'x' } } })), '400 text.invalid_field');
+  });
+
+  it('applies the same rules to snake_case spellings inside providerOptions.vendor', () => {
+    const vendor = (v: Record<string, unknown>) => ({ providerOptions: { vendor: v } });
+    assert.equal(code(chat(vendor({ tool_config: { function_calling_config: { stream_function_call_arguments: true } } }))), '422 text.stream_function_call_arguments_unsupported');
+    assert.equal(code(chat(vendor({ toolConfig: { functionCallingConfig: { stream_function_call_arguments: true } } }))), '422 text.stream_function_call_arguments_unsupported');
+    assert.equal(code(chat(vendor({ generationConfig: { thinkingConfig: { thinking_budget: 1024 } } }))), '422 text.thinking_budget_unsupported');
+    assert.equal(code(chat(vendor({ generation_config: { thinking_config: { thinking_budget: 1024 } } }))), '422 text.thinking_budget_unsupported');
+    assert.equal(code(chat(vendor({ generationConfig: { thinkingConfig: { thinking_level: 'minimal' } } }))), '422 text.reasoning_effort_unsupported');
+    assert.equal(code(chat(vendor({ generationConfig: { frequency_penalty: 1 } }), 'vendor-3.5-flash-lite')), '422 text.penalties_unsupported');
+    assert.equal(code(chat(vendor({ generationConfig: { candidate_count: 2 } }))), '422 text.candidate_count_unsupported');
+    assert.equal(code(chat(vendor({ generationConfig: { candidateCount: 2 } }))), '422 text.candidate_count_unsupported');
+    assert.equal(code(chat(vendor({ generationConfig: { candidateCount: 1 } }))), 'accepted');
+    assert.equal(code(chat(vendor({ generationConfig: { topK: 3, top_k: 4 } }))), '400 text.invalid_field');
+    assert.equal(code(chat(vendor({ cached_content: 'x' }))), '400 text.invalid_field');
+    // The lite model ignores custom sampling whichever spelling carried it.
+    const lite = translateTextRequest('chat', { model: 'vendor-3.5-flash-lite', messages: [{ role: 'user', content: 'x' }], ...vendor({ generationConfig: { top_k: 3, top_p: 0.5 } }) });
+    assert.equal(lite.gemini.generationConfig!.topK, undefined);
+    assert.equal(lite.gemini.generationConfig!.topP, undefined);
   });
 });

@@ -617,7 +617,6 @@ function functionCallingConfig(
   choice: unknown,
   declared: GeminiFunctionDeclaration[],
   anyTools: boolean,
-  operation: TextOperation,
 ): { mode?: 'AUTO' | 'ANY' | 'NONE'; allowedFunctionNames?: string[] } {
   if (choice === undefined || choice === null) return {};
   if (choice === 'auto') return { mode: 'AUTO' };
@@ -627,7 +626,8 @@ function functionCallingConfig(
     return { mode: 'ANY' };
   }
   if (isObject(choice) && choice.type === 'function') {
-    const name = operation === 'chat' ? (isObject(choice.function) ? choice.function.name : undefined) : (choice.name ?? (isObject(choice.function) ? choice.function.name : undefined));
+    // Chat's nested {function: {name}} and Responses' flat {name}, accepted in both operations.
+    const name = isObject(choice.function) ? choice.function.name : choice.name;
     if (typeof name !== 'string') throw invalid('tool_choice', 'a named tool choice needs the function name');
     if (!declared.some((d) => d.name === name)) {
       throw new DomainError(400, TextErrorCode.ToolChoiceUndeclared, `tool_choice: function ${JSON.stringify(name)} is not declared in tools`);
@@ -640,8 +640,9 @@ function functionCallingConfig(
 // ---------------------------------------------------------------------------------------------
 // Structured output
 
-function structuredOutput(format: Json | undefined, path: string, nested: boolean): Partial<GeminiGenerationConfig> {
-  if (!format) return {};
+/** The generationConfig fields of an explicit output format; undefined when none was asked. */
+function structuredOutput(format: Json | undefined, path: string, nested: boolean): Partial<GeminiGenerationConfig> | undefined {
+  if (!format) return undefined;
   switch (format.type) {
     case 'text':
       return {};
@@ -663,26 +664,68 @@ function structuredOutput(format: Json | undefined, path: string, nested: boolea
 
 const VENDOR_KEYS = new Set(['generationConfig', 'safetySettings', 'tools', 'toolConfig']);
 
+const camelCase = (key: string): string => key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+
+/**
+ * The same object with `snake_case` keys written `camelCase`. Gemini's JSON accepts both
+ * spellings of its fields, so the vendor block is read in one (the rules below check camelCase
+ * names and a snake_case spelling must not slip past them). Only the keys of this object change:
+ * values (schemas, user data) are kept as sent. Both spellings of one field at once are refused.
+ */
+function camelKeys(object: Json, path: string): Json {
+  const out: Json = {};
+  for (const [key, value] of Object.entries(object)) {
+    const name = camelCase(key);
+    if (Object.hasOwn(out, name)) throw invalid(`${path}.${key}`, `given twice (as ${name} and ${key})`);
+    out[name] = value;
+  }
+  return out;
+}
+
+/** camelKeys on `parent[key]` when it is an object (other shapes are judged where they are used). */
+function camelChild(parent: Json, key: string, path: string): void {
+  if (isObject(parent[key])) parent[key] = camelKeys(parent[key], `${path}.${key}`);
+}
+
+/**
+ * `providerOptions.vendor`, normalized to Gemini's camelCase names at every configuration level
+ * (generationConfig and its thinkingConfig, toolConfig and its functionCallingConfig, each tool
+ * and computerUse, each safety setting), so every rule applies whichever spelling was sent.
+ */
 function vendorOptions(body: Json): Json {
   const options = optObject(body, 'providerOptions');
   if (!options) return {};
-  const vendor = optObject(options, 'vendor', 'providerOptions.vendor') ?? {};
+  const given = optObject(options, 'vendor', 'providerOptions.vendor');
+  if (!given) return {};
+  const path = 'providerOptions.vendor';
+  const vendor = camelKeys(given, path);
   for (const key of Object.keys(vendor)) {
-    if (!VENDOR_KEYS.has(key)) throw invalid(`providerOptions.vendor.${key}`, 'unknown field (accepted: generationConfig, safetySettings, tools, toolConfig)');
+    if (!VENDOR_KEYS.has(key)) throw invalid(`${path}.${key}`, 'unknown field (accepted: generationConfig, safetySettings, tools, toolConfig)');
   }
-  if (vendor.generationConfig !== undefined && !isObject(vendor.generationConfig)) throw invalid('providerOptions.vendor.generationConfig', 'must be an object');
-  if (vendor.toolConfig !== undefined && !isObject(vendor.toolConfig)) throw invalid('providerOptions.vendor.toolConfig', 'must be an object');
-  if (vendor.tools !== undefined && !Array.isArray(vendor.tools)) throw invalid('providerOptions.vendor.tools', 'must be an array');
-  if (vendor.safetySettings !== undefined && !Array.isArray(vendor.safetySettings)) throw invalid('providerOptions.vendor.safetySettings', 'must be an array');
-  (vendor.tools as unknown[] | undefined)?.forEach((tool, i) => {
-    if (!isObject(tool)) throw invalid(`providerOptions.vendor.tools.${i}`, 'must be an object');
-    if (isObject(tool.computerUse)) {
-      const env = tool.computerUse.environment;
+  if (vendor.generationConfig !== undefined && !isObject(vendor.generationConfig)) throw invalid(`${path}.generationConfig`, 'must be an object');
+  if (vendor.toolConfig !== undefined && !isObject(vendor.toolConfig)) throw invalid(`${path}.toolConfig`, 'must be an object');
+  if (vendor.tools !== undefined && !Array.isArray(vendor.tools)) throw invalid(`${path}.tools`, 'must be an array');
+  if (vendor.safetySettings !== undefined && !Array.isArray(vendor.safetySettings)) throw invalid(`${path}.safetySettings`, 'must be an array');
+  camelChild(vendor, 'generationConfig', path);
+  if (isObject(vendor.generationConfig)) camelChild(vendor.generationConfig, 'thinkingConfig', `${path}.generationConfig`);
+  camelChild(vendor, 'toolConfig', path);
+  if (isObject(vendor.toolConfig)) camelChild(vendor.toolConfig, 'functionCallingConfig', `${path}.toolConfig`);
+  vendor.tools = (vendor.tools as unknown[] | undefined)?.map((tool, i) => {
+    if (!isObject(tool)) throw invalid(`${path}.tools.${i}`, 'must be an object');
+    const normalized = camelKeys(tool, `${path}.tools.${i}`);
+    camelChild(normalized, 'computerUse', `${path}.tools.${i}`);
+    if (isObject(normalized.computerUse)) {
+      const env = normalized.computerUse.environment;
       if (env !== undefined && !['ENVIRONMENT_BROWSER', 'ENVIRONMENT_MOBILE', 'ENVIRONMENT_DESKTOP', 'ENVIRONMENT_UNSPECIFIED'].includes(env as string)) {
-        throw invalid(`providerOptions.vendor.tools.${i}.computerUse.environment`, 'must be ENVIRONMENT_BROWSER or ENVIRONMENT_MOBILE');
+        throw invalid(`${path}.tools.${i}.computerUse.environment`, 'must be ENVIRONMENT_BROWSER or ENVIRONMENT_MOBILE');
       }
     }
+    return normalized;
   });
+  if (vendor.tools === undefined) delete vendor.tools;
+  if (Array.isArray(vendor.safetySettings)) {
+    vendor.safetySettings = vendor.safetySettings.map((setting, i) => (isObject(setting) ? camelKeys(setting, `${path}.safetySettings.${i}`) : setting));
+  }
   return vendor;
 }
 
@@ -739,10 +782,13 @@ export function translateTextRequest(operation: TextOperation, rawBody: unknown)
   const n = optInteger(body, 'n');
   if (n !== undefined && n !== 1) throw unsupported(TextErrorCode.CandidateCountUnsupported, 'n: the number of candidates is fixed at 1');
   const vendor = vendorOptions(body);
-  if (deepHas(body, 'streamFunctionCallArguments', (v) => v === true)) {
+  if (deepHas(body, 'streamFunctionCallArguments', (v) => v === true) || deepHas(vendor, 'streamFunctionCallArguments', (v) => v === true)) {
     throw unsupported(TextErrorCode.StreamFunctionCallArgumentsUnsupported, 'streamFunctionCallArguments: true is not supported; function arguments arrive whole');
   }
   const vendorGeneration = (vendor.generationConfig as Json | undefined) ?? {};
+  if (vendorGeneration.candidateCount !== undefined && vendorGeneration.candidateCount !== 1) {
+    throw unsupported(TextErrorCode.CandidateCountUnsupported, 'providerOptions.vendor.generationConfig.candidateCount: the number of candidates is fixed at 1');
+  }
   const vendorThinking = isObject(vendorGeneration.thinkingConfig) ? vendorGeneration.thinkingConfig : undefined;
   if (vendorGeneration.thinkingConfig !== undefined && !vendorThinking) throw invalid('providerOptions.vendor.generationConfig.thinkingConfig', 'must be an object');
   const vendorBudget = vendorThinking?.thinkingBudget;
@@ -797,7 +843,7 @@ export function translateTextRequest(operation: TextOperation, rawBody: unknown)
   // Tools.
   const declarations = functionDeclarations(body.tools, operation);
   const vendorTools = (vendor.tools as GeminiTool[] | undefined) ?? [];
-  const fcc = functionCallingConfig(body.tool_choice, declarations, declarations.length > 0 || vendorTools.length > 0, operation);
+  const fcc = functionCallingConfig(body.tool_choice, declarations, declarations.length > 0 || vendorTools.length > 0);
 
   // Structured output.
   const format =
@@ -807,6 +853,12 @@ export function translateTextRequest(operation: TextOperation, rawBody: unknown)
 
   // generationConfig: the vendor block first, normalized fields win.
   const generationConfig: GeminiGenerationConfig = { ...vendorGeneration };
+  if (format) {
+    // An explicit response_format / text.format decides the output format alone.
+    delete generationConfig.responseMimeType;
+    delete generationConfig.responseSchema;
+    delete generationConfig.responseJsonSchema;
+  }
   const set = <K extends keyof GeminiGenerationConfig>(key: K, value: GeminiGenerationConfig[K] | undefined) => {
     if (value !== undefined) generationConfig[key] = value;
   };
@@ -847,6 +899,8 @@ export function translateTextRequest(operation: TextOperation, rawBody: unknown)
   const vendorFcc = isObject(vendorToolConfig.functionCallingConfig) ? vendorToolConfig.functionCallingConfig : {};
   if (Object.keys(vendorToolConfig).length > 0 || Object.keys(fcc).length > 0) {
     const merged = { ...vendorFcc, ...fcc };
+    // tool_choice wins; the vendor's allowed names refine only a mode that allows them (ANY).
+    if (fcc.mode !== undefined && fcc.mode !== 'ANY') delete merged.allowedFunctionNames;
     gemini.toolConfig = { ...vendorToolConfig };
     if (Object.keys(merged).length > 0) gemini.toolConfig.functionCallingConfig = merged;
   }

@@ -116,6 +116,10 @@ function mediaCount(contents: GeminiContent[]): number {
 
 const approxTokens = (chars: number) => Math.max(1, Math.ceil(chars / 4));
 
+/** JSON length of a request part with media bytes left out: media is counted per item (258 tokens), as Gemini does. */
+const charsWithoutMedia = (value: unknown): number =>
+  JSON.stringify(value ?? '', (key, child: unknown) => (key === 'inlineData' && child && typeof child === 'object' ? { mimeType: (child as { mimeType?: unknown }).mimeType } : child)).length;
+
 interface Plan {
   parts: GeminiPart[];
   finishReason: string;
@@ -211,8 +215,10 @@ export class SandboxTextProvider implements TextProvider {
     const config = request.generationConfig ?? {};
     const level = config.thinkingConfig?.thinkingLevel?.toUpperCase();
     const budget = config.thinkingConfig?.thinkingBudget;
-    const thoughtsTokens = level ? (THOUGHT_TOKENS[level] ?? 96) : typeof budget === 'number' ? Math.max(0, Math.min(budget, 256)) : 96;
-    const promptTokens = approxTokens(JSON.stringify(contents).length + JSON.stringify(request.systemInstruction ?? '').length + JSON.stringify(request.tools ?? '').length) + 258 * mediaCount(contents);
+    const cap = typeof config.maxOutputTokens === 'number' ? config.maxOutputTokens : Infinity;
+    // Gemini counts thoughts and the answer against maxOutputTokens together.
+    const thoughtsTokens = Math.min(cap, level ? (THOUGHT_TOKENS[level] ?? 96) : typeof budget === 'number' ? Math.max(0, Math.min(budget, 256)) : 96);
+    const promptTokens = approxTokens(charsWithoutMedia(contents) + charsWithoutMedia(request.systemInstruction) + charsWithoutMedia(request.tools)) + 258 * mediaCount(contents);
 
     const last = contents[contents.length - 1];
     const turnStart = currentTurnStart(contents);
@@ -266,8 +272,9 @@ export class SandboxTextProvider implements TextProvider {
       const at = answer.indexOf(stop);
       if (at >= 0) answer = answer.slice(0, at);
     }
-    if (typeof config.maxOutputTokens === 'number' && approxTokens(answer.length) > config.maxOutputTokens) {
-      answer = answer.slice(0, config.maxOutputTokens * 4);
+    const answerCap = cap - thoughtsTokens;
+    if (answer.length > 0 && (answerCap <= 0 || approxTokens(answer.length) > answerCap)) {
+      answer = answer.slice(0, Math.max(0, answerCap) * 4);
       finishReason = 'MAX_TOKENS';
     }
     const parts: GeminiPart[] = [];
