@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { WalletService } from '../../src/modules/billing/wallet.service.js';
 import { bullJobId } from '../../src/queue/queues.js';
 import { createAccount } from '../support/factories.js';
-import { bootTestApp, TEST_REDIS_URL, type TestApp } from '../support/test-app.js';
+import { bootTestApp, deleteQueueKeys, TEST_REDIS_URL, type TestApp } from '../support/test-app.js';
 import { createTestDatabase } from '../support/test-database.js';
 import { SAMPLE_OWNED_TABLE_SQL, SampleOwnedModule } from './sample-owned.module.js';
 import { SAMPLE_QUEUE, SAMPLE_UNIT_TABLE_SQL, sampleJobId } from './sample-work.module.js';
@@ -180,12 +180,14 @@ describe('operations: health, metrics, OpenAPI, shutdown', () => {
   it('on SIGTERM, lets the running job finish (row and job complete) and then exits', async () => {
     const db = await createTestDatabase('sigterm');
     let queue: Queue | undefined;
+    let prefix: string | undefined;
     try {
       await db.query(SAMPLE_UNIT_TABLE_SQL);
       const unitId = randomUUID();
       await db.query(`INSERT INTO test_unit (id, delay_ms) VALUES ($1, 1500)`, [unitId]);
       const child = startFixture('sigterm', { FIXTURE_DB_URL: db.url, FIXTURE_UNIT_ID: unitId });
       const { queuePrefix } = JSON.parse(await child.firstLine) as { queuePrefix: string };
+      prefix = queuePrefix;
       // SIGTERM while the job is running: it has started (attempts = 1) and is not done.
       await waitFor(async () => (await db.query<{ attempts: number }>(`SELECT attempts FROM test_unit WHERE id = $1`, [unitId]))[0]?.attempts === 1);
       child.process.kill('SIGTERM');
@@ -201,6 +203,8 @@ describe('operations: health, metrics, OpenAPI, shutdown', () => {
       await queue.obliterate({ force: true });
     } finally {
       await queue?.close();
+      // The child was stopped by SIGTERM: the keys of its other queues (periodic tasks) are ours to remove.
+      if (prefix) await deleteQueueKeys(prefix);
       await db.drop();
     }
   });

@@ -40,6 +40,21 @@ export interface TestAppOptions extends AppModuleOptions {
   beforeListen?: (app: NestFastifyApplication) => void | Promise<void>;
 }
 
+/** Deletes every Redis key under a queue prefix (a "Redis flush" that spares other suites). */
+export async function deleteQueueKeys(queuePrefix: string): Promise<void> {
+  const redis = new Redis(TEST_REDIS_URL);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${queuePrefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
 /**
  * Boots the whole app as production does (createApp) on its own database, queue prefix and
  * media folder, listening on a free loopback port.
@@ -75,19 +90,7 @@ export async function bootTestApp(options: TestAppOptions = {}): Promise<TestApp
   await options.beforeListen?.(app);
   await app.listen({ port, host: '127.0.0.1' });
   const baseUrl = `http://127.0.0.1:${port}`;
-  const flushRedis = async (): Promise<void> => {
-    const redis = new Redis(TEST_REDIS_URL);
-    try {
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${queuePrefix}:*`, 'COUNT', 1000);
-        cursor = next;
-        if (keys.length) await redis.del(...keys);
-      } while (cursor !== '0');
-    } finally {
-      redis.disconnect();
-    }
-  };
+  const flushRedis = () => deleteQueueKeys(queuePrefix);
 
   return {
     app,
