@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { QueryRunner } from 'typeorm';
 import { DomainError } from '../../libs/common/index.js';
 import { WalletBatch1763800000200 } from '../../src/database/migrations/1763800000200-wallet-batch.js';
+import { SetBasedResolutions1763800000500 } from '../../src/database/migrations/1763800000500-set-based-resolutions.js';
 import { textCost } from '../../src/modules/billing/price-catalogue.js';
 import { type HoldResolution, WalletRepository } from '../../src/modules/billing/wallet.repository.js';
 import { WalletService } from '../../src/modules/billing/wallet.service.js';
@@ -425,6 +426,89 @@ describe('wallet group commit (batched holds and resolutions, real PostgreSQL)',
     assert.equal(s.balance, 50_000_000n - charged);
     assert.equal(s.ledgerBalance, s.balance);
     assert.equal(s.ledgerHeld, 0n);
+  });
+
+  it('svc_resolve_many gives exactly what svc_resolve_hold gives item by item: set-based batches and the fallback', async () => {
+    /** Two wallets with the same holds; A resolves in one batch call, B one call per item in the same order. */
+    async function twins(amounts: bigint[]) {
+      const pair = [];
+      for (const side of ['A', 'B']) {
+        const account = await createAccount(t);
+        await wallet.credit(account.workspaceId, 'live', 1_000_000n, `twin-${side}-${account.workspaceId}`);
+        const ids: string[] = [];
+        for (const [i, amount] of amounts.entries()) {
+          ids.push(await wallet.hold({ workspaceId: account.workspaceId, environment: 'live', apiKeyId: account.keyId, amountMicros: amount, subjectType: 'twin', subjectId: String(i) }));
+        }
+        pair.push({ account, ids });
+      }
+      return pair as [{ account: TestAccount; ids: string[] }, { account: TestAccount; ids: string[] }];
+    }
+    /** What a wallet, its holds and its ledger look like, with hold ids replaced by their index. */
+    async function picture(account: TestAccount, ids: string[]) {
+      const index = (id: string) => ids.indexOf(id);
+      const [w] = await t.db.query<Record<string, string>>(`SELECT balance_micros::text AS b, held_micros::text AS h, version::text AS v FROM wallet WHERE workspace_id = $1`, [account.workspaceId]);
+      const holds = await t.db.query<Record<string, string>>(
+        `SELECT id, status, captured_micros::text AS c, uncollected_micros::text AS u, resolved_at IS NOT NULL AS r FROM hold WHERE workspace_id = $1`,
+        [account.workspaceId],
+      );
+      const ledger = await t.db.query<Record<string, string>>(
+        `SELECT kind, amount_micros::text AS a, balance_delta_micros::text AS bd, held_delta_micros::text AS hd, hold_id FROM ledger_entry WHERE workspace_id = $1 AND kind <> 'credit' ORDER BY id`,
+        [account.workspaceId],
+      );
+      return {
+        wallet: w,
+        holds: holds.map((h) => ({ ...h, id: index(h.id) })).sort((a, b) => a.id - b.id),
+        ledger: ledger.map((e) => ({ ...e, hold_id: index(e.hold_id) })),
+      };
+    }
+    const unknown = randomUUID();
+    const run = async (amounts: bigint[], pre: Array<[number, bigint]>, items: Array<[number | 'unknown', bigint, 'settled' | 'released']>) => {
+      const [a, b] = await twins(amounts);
+      for (const side of [a, b]) for (const [i, measured] of pre) await wallet.settle(side.ids[i]!, measured); // resolved before the batch
+      const idOf = (side: { ids: string[] }, i: number | 'unknown') => (i === 'unknown' ? unknown : side.ids[i]!);
+      const batched = await t.db.query<Record<string, unknown>>(`SELECT * FROM svc_resolve_many($1::uuid[], $2::bigint[], $3::text[])`, [
+        items.map(([i]) => idOf(a, i)),
+        items.map(([, m]) => m.toString()),
+        items.map(([, , st]) => st),
+      ]);
+      const single = [];
+      for (const [k, [i, m, st]] of items.entries()) {
+        const [row] = await t.db.query<Record<string, unknown>>(`SELECT * FROM svc_resolve_hold($1, $2, $3)`, [idOf(b, i), m.toString(), st]);
+        single.push(row ? { idx: k + 1, known: true, ...row } : { idx: k + 1, known: false, status: null, amount_micros: null, captured_micros: null, uncollected_micros: null, changed: false });
+      }
+      assert.deepEqual(batched, single, 'the answers');
+      assert.deepEqual(await picture(a.account, a.ids), await picture(b.account, b.ids), 'wallet, holds and ledger');
+      return batched;
+    };
+
+    // Set-based: every charge within its hold (zero, part, all), releases, an unknown id and holds resolved before.
+    const amounts = Array.from({ length: 14 }, (_, i) => 1_000n + 250n * BigInt(i));
+    const rows = await run(amounts, [[12, 300n], [13, 9_999_999n]], [
+      ...amounts.slice(0, 12).map((amount, i): [number, bigint, 'settled' | 'released'] => (i % 4 === 3 ? [i, 0n, 'released'] : [i, [0n, amount / 3n, amount][i % 3]!, 'settled'])),
+      ['unknown', 5n, 'settled'],
+      [12, 1n, 'settled'],
+      [13, 0n, 'released'],
+    ]);
+    assert.equal(rows.filter((r) => r.changed).length, 12);
+    // Fallback: a charge above its hold (capped by what is available after the items before it) and a repeated id.
+    await run(amounts.slice(0, 6), [], [
+      [0, 500n, 'settled'],
+      [1, 5_000_000n, 'settled'],
+      [2, 100n, 'settled'],
+      [0, 7n, 'released'],
+      [3, 0n, 'released'],
+    ]);
+  });
+
+  it('the set-based resolutions migration goes down (item by item) and up again', async () => {
+    const migration = new SetBasedResolutions1763800000500();
+    const runner = { query: (sql: string) => t.db.query(sql) } as unknown as QueryRunner;
+    const source = async () => (await t.db.query<{ src: string }>(`SELECT prosrc AS src FROM pg_proc WHERE proname = 'svc_resolve_many'`))[0]!.src;
+    assert.match(await source(), /WITH req AS/);
+    await migration.down(runner);
+    assert.doesNotMatch(await source(), /WITH req AS/);
+    await migration.up(runner);
+    assert.match(await source(), /WITH req AS/);
   });
 
   it('the migration goes down (functions gone) and up again (batches work)', async () => {

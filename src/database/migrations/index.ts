@@ -3,6 +3,7 @@ import { Video1763800000100 } from './1763800000100-video.js';
 import { WalletBatch1763800000200 } from './1763800000200-wallet-batch.js';
 import { OpenHoldAge1763800000300 } from './1763800000300-open-hold-age.js';
 import { HotPathForeignKeys1763800000400 } from './1763800000400-hot-path-foreign-keys.js';
+import { SetBasedResolutions1763800000500 } from './1763800000500-set-based-resolutions.js';
 
 /** Every migration, in order. A new one is appended here (explicit: no glob loading in ESM). */
-export const MIGRATIONS = [Platform1763800000000, Video1763800000100, WalletBatch1763800000200, OpenHoldAge1763800000300, HotPathForeignKeys1763800000400];
+export const MIGRATIONS = [Platform1763800000000, Video1763800000100, WalletBatch1763800000200, OpenHoldAge1763800000300, HotPathForeignKeys1763800000400, SetBasedResolutions1763800000500];
