@@ -14,14 +14,14 @@ const model: SchemaObject = { type: 'string', enum: [...TEXT_MODEL_IDS] };
 const reasoningEffort: SchemaObject = { type: 'string', enum: ['minimal', 'low', 'medium', 'high'], description: 'per-model levels: docs/text.md' };
 const stop: SchemaObject = { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, maxItems: 5 }] };
 const toolChoice: SchemaObject = {
-  oneOf: [{ type: 'string', enum: ['auto', 'none', 'required'] }, { type: 'object', description: 'a named function declared in `tools`' }],
+  oneOf: [{ type: 'string', enum: ['auto', 'none', 'required'] }, { type: 'object', description: 'a named function declared in `tools`: `{type: "function", function: {name}}` or `{type: "function", name}`' }],
 };
 const providerOptions: SchemaObject = {
   type: 'object',
   properties: {
     vendor: {
       type: 'object',
-      description: 'Advanced Gemini `generationConfig`, `safetySettings`, `tools` (codeExecution, computerUse), `toolConfig`; the normalized fields win',
+      description: 'Advanced Gemini `generationConfig`, `safetySettings`, `tools` (codeExecution, computerUse), `toolConfig`, in camelCase or snake_case; the normalized fields win',
     },
   },
 };
