@@ -1,13 +1,16 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { DomainError, RequestErrorCode } from '../../libs/common/index.js';
 import { AppModule, type AppModuleOptions } from '../app.module.js';
 import type { AppConfig } from '../config/app-config.js';
 import { Metrics } from '../modules/health/metrics.service.js';
+import { answerClientError } from './client-error.js';
 import { HttpExceptionFilter } from './http-exception.filter.js';
+import { exceedsJsonDepth } from './json-depth.js';
 import { createRootLogger, NestPinoLogger } from './logger.js';
 import { setupOpenApi } from './openapi.js';
 import { StrictValidationPipe } from './validation.pipe.js';
@@ -20,6 +23,8 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  */
 export async function createApp(config: AppConfig, options: AppModuleOptions = {}): Promise<NestFastifyApplication> {
   const logger = createRootLogger(config);
+  const filter = new HttpExceptionFilter();
+  const requestTimeout = config.env.REQUEST_TIMEOUT_MS;
   const adapter = new FastifyAdapter({
     loggerInstance: logger,
     bodyLimit: config.env.BODY_LIMIT_BYTES,
@@ -31,6 +36,21 @@ export async function createApp(config: AppConfig, options: AppModuleOptions = {
     },
     trustProxy: true,
     routerOptions: { ignoreTrailingSlash: true },
+    // The whole request (headers and body) must arrive in time; the response is not limited.
+    requestTimeout,
+    http: {
+      // Node's default header timeout, kept within the request timeout.
+      headersTimeout: Math.min(60_000, requestTimeout),
+      // Node looks for expired requests at this interval: a tenth keeps the overshoot at 10%.
+      connectionsCheckingInterval: Math.min(30_000, Math.ceil(requestTimeout / 10)),
+    },
+    // Errors raised before a request exists (timeouts, oversized or unparsable requests)
+    // and the router's refusals (bad URL, over-long path parameter) answer in our envelope too.
+    clientErrorHandler: answerClientError,
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      void reply.header('x-request-id', request.id);
+      filter.send(error, request, reply);
+    },
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.create(config, options), adapter, {
     logger: new NestPinoLogger(logger),
@@ -40,13 +60,24 @@ export async function createApp(config: AppConfig, options: AppModuleOptions = {
     bodyParser: false,
   });
 
-  const filter = new HttpExceptionFilter();
   app.useGlobalFilters(filter);
   app.useGlobalPipes(new StrictValidationPipe());
   app.enableShutdownHooks();
 
   const fastify = app.getHttpAdapter().getInstance();
   fastify.removeContentTypeParser('text/plain');
+  // JSON nesting is measured on the raw text before anything walks it recursively (a deep
+  // body overflowed the stack of the validation pipe); then Fastify's own safe parser.
+  const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  const maxDepth = config.env.REQUEST_MAX_DEPTH;
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body as string; // parseAs: 'string'
+    if (exceedsJsonDepth(text, maxDepth)) {
+      done(new DomainError(400, RequestErrorCode.TooDeep, `request body nests objects and arrays deeper than ${maxDepth} levels`), undefined);
+      return;
+    }
+    void parseJson(request, text, done);
+  });
   // Routes marked @RouteConfig({ bodyLimit: 'text' }) take inline media: their own, larger limit.
   fastify.addHook('onRoute', (route) => {
     if ((route.config as { bodyLimit?: string } | undefined)?.bodyLimit === 'text') route.bodyLimit = config.env.TEXT_BODY_LIMIT_BYTES;

@@ -34,9 +34,16 @@ function fromHttpException(exception: HttpException): { status: number; code: st
   return { status, code, message };
 }
 
-/** Fastify's own errors (body parsing, limits), raised before a route handler runs. */
+/**
+ * Fastify's own errors (body parsing, limits, the router's refusals), raised before a route
+ * handler runs. Their messages quote the URL; ours never do (it may be huge, or hold a secret).
+ */
 function fromFastifyError(error: { code?: string; statusCode?: number; message: string }): { status: number; code: string; message: string } | null {
   switch (error.code) {
+    case 'FST_ERR_BAD_URL':
+      return { status: 400, code: RequestErrorCode.BadUrl, message: 'the URL has a malformed percent-encoding' };
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return { status: 414, code: RequestErrorCode.UriTooLong, message: 'a path segment of the URL is too long' };
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return { status: 413, code: RequestErrorCode.BodyTooLarge, message: 'request body is larger than the limit' };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -63,8 +70,11 @@ export class HttpExceptionFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     if (host.getType() !== 'http') throw exception;
-    const request = host.switchToHttp().getRequest<FastifyRequest>();
-    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    this.send(exception, host.switchToHttp().getRequest<FastifyRequest>(), host.switchToHttp().getResponse<FastifyReply>());
+  }
+
+  /** Also Fastify's `frameworkErrors` handler: the router's refusals, before any route or hook. */
+  send(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
     const answer = this.answer(exception, request);
     if (reply.sent) return;
     void reply

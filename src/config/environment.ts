@@ -103,6 +103,18 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(1024)
   TEXT_BODY_LIMIT_BYTES = 33_554_432;
 
+  /** Deepest nesting of objects and arrays a JSON body may have; deeper answers 400 `request.too_deep`. */
+  @Transform(toInt) @IsInt() @Min(8) @Max(1000)
+  REQUEST_MAX_DEPTH = 64;
+
+  /**
+   * Time a client has to send a whole request, headers and body; then 408 `request.timeout`.
+   * 120 s lets a 32 MiB text body through on a ~2.3 Mbit/s uplink. The response is not
+   * limited: SSE streams and downloads run as long as they need.
+   */
+  @Transform(toInt) @IsInt() @Min(1000)
+  REQUEST_TIMEOUT_MS = 120_000;
+
   /** How often the reconciler re-enqueues pending work whose job is missing. */
   @Transform(toInt) @IsInt() @Min(1000)
   RECONCILE_INTERVAL_MS = 60_000;

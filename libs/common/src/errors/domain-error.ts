@@ -53,4 +53,12 @@ export enum RequestErrorCode {
   BodyTooLarge = 'request.body_too_large',
   UnsupportedMediaType = 'request.unsupported_media_type',
   RouteNotFound = 'request.route_not_found',
+  /** JSON nested deeper than REQUEST_MAX_DEPTH. */
+  TooDeep = 'request.too_deep',
+  // Refused by the HTTP layer before routing (decisions.md, "Framework errors").
+  BadUrl = 'request.bad_url',
+  UriTooLong = 'request.uri_too_long',
+  HeaderTooLarge = 'request.header_too_large',
+  Timeout = 'request.timeout',
+  MalformedHttp = 'request.malformed_http',
 }
