@@ -14,6 +14,9 @@ import { type HoldInput, type HoldResolution, WalletRepository } from './wallet.
  */
 export const JOURNAL_REPLAY_MIN_AGE_MS = 30_000;
 
+/** A hold's journal entry that frees it (nothing charged). */
+const releaseOf = (holdId: string): Omit<JournalEntry, 'at'> => ({ holdId, status: 'released', measuredMicros: 0n });
+
 /** What a settlement leaves in the journal if the database stays unreachable (see `settle`). */
 export type IfUnrecorded = 'charge' | 'release';
 
@@ -66,7 +69,7 @@ export class WalletService {
     const made = manager
       ? await this.wallets.hold(holdId, input, manager)
       : // Should the database stay away, a hold made by a lost try is released once it is back.
-        await this.reliably({ holdId, status: 'released', measuredMicros: 0n }, async (retrying) =>
+        await this.reliably(releaseOf(holdId), async (retrying) =>
           retrying && (await this.wallets.holdExists(holdId)) ? holdId : this.wallets.hold(holdId, input),
         );
     if (made === null) {
@@ -88,18 +91,18 @@ export class WalletService {
    */
   async settle(holdId: string, measuredMicros: bigint, ifUnrecorded: IfUnrecorded = 'charge'): Promise<HoldResolution> {
     if (measuredMicros < 0n) throw new RangeError('measured cost cannot be negative');
-    const fallback: Omit<JournalEntry, 'at'> = ifUnrecorded === 'charge' ? { holdId, status: 'settled', measuredMicros } : { holdId, status: 'released', measuredMicros: 0n };
-    return this.resolve(holdId, measuredMicros, 'settled', fallback);
+    return this.resolve(holdId, measuredMicros, 'settled', ifUnrecorded === 'charge' ? { holdId, status: 'settled', measuredMicros } : releaseOf(holdId));
   }
 
   /** Releases the whole hold; nothing is charged. */
   release(holdId: string): Promise<HoldResolution> {
-    return this.resolve(holdId, 0n, 'released', { holdId, status: 'released', measuredMicros: 0n });
+    return this.resolve(holdId, 0n, 'released', releaseOf(holdId));
   }
 
   /**
-   * Takes to the database what the journal kept while it was unreachable (a periodic task), in
-   * the order written; stops at the first lost connection. Returns how many holds it resolved.
+   * Takes to the database what the journal kept while it was unreachable (a periodic task): the
+   * entries old enough to be left by their requests; stops at the first lost connection. Returns
+   * how many holds it resolved.
    */
   async replayJournal(): Promise<number> {
     let resolved = 0;
