@@ -8,6 +8,7 @@ import {
   RequestErrorCode,
   qualifyErrorCode,
 } from '../../libs/common/index.js';
+import { isConnectionError } from '../database/connection-errors.js';
 
 interface ErrorAnswer {
   status: number;
@@ -98,6 +99,12 @@ export class HttpExceptionFilter implements ExceptionFilter {
     if (exception instanceof HttpException) {
       const known = fromHttpException(exception);
       if (known.status < 500) return envelope(known.status, known.code, known.message);
+    }
+    // The database stayed unreachable through the retries of the call that needed it: a 503 the
+    // client may retry, not an internal error.
+    if (isConnectionError(exception)) {
+      this.logger.warn({ msg: 'database unreachable through the retries of this request', reqId: request.id, method: request.method, url: request.url, err: exception });
+      return envelope(503, CommonErrorCode.Unavailable, 'the service is temporarily unavailable; retry shortly', { 'retry-after': '5' });
     }
     const errorId = randomUUID();
     this.logger.error(

@@ -141,12 +141,12 @@ class Model {
     return this.holds.filter((h) => h.status !== 'open');
   }
 
-  /** What svc_resolve_hold must do: charge min(measured, hold + available), release the rest. */
+  /** What svc_resolve_hold must do: charge min(measured, hold), release the rest; the excess is uncollected. */
   resolve(hold: ModelHold, measured: bigint, status: 'settled' | 'released'): HoldResolution {
     if (hold.status !== 'open') {
       return { status: hold.status, amountMicros: hold.amount, capturedMicros: hold.captured, uncollectedMicros: hold.uncollected, changed: false };
     }
-    const charge = min(measured, hold.amount + this.available(hold.env));
+    const charge = min(measured, hold.amount);
     this.balance[hold.env] -= charge;
     this.held[hold.env] -= hold.amount;
     Object.assign(hold, { status, captured: charge, uncollected: measured - charge });
@@ -165,7 +165,6 @@ const seen = {
   holdsRefused: 0,
   settleBelow: 0,
   settleAt: 0,
-  settleAboveCovered: 0,
   settleAboveCapped: 0,
   releases: 0,
   repeatedResolutions: 0,
@@ -223,12 +222,13 @@ describe('wallet ledger (property-based model test, real PostgreSQL)', () => {
       assert.equal(BigInt(row.uncollected), hold.uncollected, `${at}: uncollected`);
       assert.equal(row.resolved, hold.status !== 'open', `${at}: resolved_at set iff resolved`);
 
-      const capture = min(hold.captured, hold.amount);
+      // A charge never exceeds its hold: capture and release only, never an `adjust` entry.
+      assert.ok(hold.captured <= hold.amount, `${at}: charged above the hold`);
+      const capture = hold.captured;
       const expected: DbEntry[] = [{ kind: 'hold', amount: String(hold.amount), b: '0', h: String(hold.amount) }];
       if (hold.status !== 'open') {
         if (capture > 0n) expected.push({ kind: 'capture', amount: String(capture), b: String(-capture), h: String(-capture) });
         if (hold.amount - capture > 0n) expected.push({ kind: 'release', amount: String(hold.amount - capture), b: '0', h: String(-(hold.amount - capture)) });
-        if (hold.captured - capture > 0n) expected.push({ kind: 'adjust', amount: String(hold.captured - capture), b: String(-(hold.captured - capture)), h: '0' });
       }
       assert.deepEqual(row.entries, expected, `${at}: ledger entries`);
 
@@ -312,8 +312,7 @@ describe('wallet ledger (property-based model test, real PostgreSQL)', () => {
           assert.deepEqual(await wallet.settle(hold.id, measured), expected, where);
           if (op.measure === 'below') seen.settleBelow++;
           else if (op.measure === 'at') seen.settleAt++;
-          else if (expected.uncollectedMicros > 0n) seen.settleAboveCapped++;
-          else seen.settleAboveCovered++;
+          else seen.settleAboveCapped++;
           break;
         }
         case 'repeat': {

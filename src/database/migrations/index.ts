@@ -4,6 +4,15 @@ import { WalletBatch1763800000200 } from './1763800000200-wallet-batch.js';
 import { OpenHoldAge1763800000300 } from './1763800000300-open-hold-age.js';
 import { HotPathForeignKeys1763800000400 } from './1763800000400-hot-path-foreign-keys.js';
 import { SetBasedResolutions1763800000500 } from './1763800000500-set-based-resolutions.js';
+import { ChargeWithinHold1763800000600 } from './1763800000600-charge-within-hold.js';
 
 /** Every migration, in order. A new one is appended here (explicit: no glob loading in ESM). */
-export const MIGRATIONS = [Platform1763800000000, Video1763800000100, WalletBatch1763800000200, OpenHoldAge1763800000300, HotPathForeignKeys1763800000400, SetBasedResolutions1763800000500];
+export const MIGRATIONS = [
+  Platform1763800000000,
+  Video1763800000100,
+  WalletBatch1763800000200,
+  OpenHoldAge1763800000300,
+  HotPathForeignKeys1763800000400,
+  SetBasedResolutions1763800000500,
+  ChargeWithinHold1763800000600,
+];

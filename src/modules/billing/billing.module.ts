@@ -1,27 +1,43 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { microsToUsd } from '../../../libs/common/index.js';
+import { PeriodicTasks } from '../../queue/periodic-tasks.js';
 import { Metrics } from '../health/metrics.service.js';
 import { HoldEntity } from './hold.entity.js';
 import { LedgerEntryEntity } from './ledger-entry.entity.js';
 import { WalletController } from './wallet.controller.js';
 import { WalletEntity } from './wallet.entity.js';
 import { WalletRepository } from './wallet.repository.js';
+import { SettlementJournal } from './settlement-journal.js';
 import { WalletService } from './wallet.service.js';
+
+/** How often the settlement journal is replayed (an entry is replayed once JOURNAL_REPLAY_MIN_AGE_MS old). */
+const JOURNAL_REPLAY_INTERVAL_MS = 5_000;
 
 @Module({
   imports: [TypeOrmModule.forFeature([WalletEntity, HoldEntity, LedgerEntryEntity])],
   controllers: [WalletController],
-  providers: [WalletRepository, WalletService],
+  providers: [WalletRepository, WalletService, SettlementJournal],
   exports: [WalletService],
 })
 export class BillingModule implements OnModuleInit {
   constructor(
     private readonly metrics: Metrics,
     private readonly wallets: WalletRepository,
+    private readonly wallet: WalletService,
+    private readonly periodic: PeriodicTasks,
   ) {}
 
   onModuleInit(): void {
+    // Hold outcomes written while the database was unreachable are taken to it once it is back.
+    this.periodic.register({
+      name: 'wallet-settlement-journal',
+      intervalMs: JOURNAL_REPLAY_INTERVAL_MS,
+      runOnBoot: true,
+      run: async () => {
+        await this.wallet.replayJournal();
+      },
+    });
     this.metrics.gauge('svc_wallet_open_holds', 'Open wallet holds', [], async (gauge) => {
       gauge.set((await this.wallets.openHolds()).count);
     });

@@ -21,11 +21,11 @@ export class HoldEntity {
   @Column('bigint', { name: 'amount_micros', transformer: bigintTransformer })
   amountMicros!: bigint;
 
-  /** What the client was finally charged (may exceed the hold: see WalletService.settle). */
+  /** What the client was finally charged (at most the hold: see WalletService.settle). */
   @Column('bigint', { name: 'captured_micros', transformer: bigintTransformer })
   capturedMicros!: bigint;
 
-  /** Measured cost above the hold that the balance could not cover (absorbed, recorded). */
+  /** Measured cost above the hold, not charged (recorded, logged and counted). */
   @Column('bigint', { name: 'uncollected_micros', transformer: bigintTransformer })
   uncollectedMicros!: bigint;
 

@@ -4,7 +4,8 @@ import type { KeyEnvironment } from '../identity/api-key.entity.js';
 
 /**
  * credit: balance +amount · hold: held +amount · capture: balance −amount, held −amount ·
- * release: held −amount · adjust: balance −amount (a charge above the hold).
+ * release: held −amount · adjust: balance −amount (a charge above the hold; written only
+ * before migration 1763800000600: a charge never exceeds its hold since).
  * The two delta columns make "the sum of entries reproduces the wallet" a plain SUM.
  */
 export type LedgerKind = 'credit' | 'hold' | 'capture' | 'release' | 'adjust';

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { randomUUID } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { KeyEnvironment } from '../identity/api-key.entity.js';
 import { namedQuery, type NamedStatement } from '../../database/named-query.js';
@@ -180,14 +179,20 @@ export class WalletRepository {
    * when it does not. Wallet update, hold row and ledger entry happen in one statement; the
    * wallet row lock serialises concurrent holds, and the WHERE is re-checked after the wait.
    */
-  async hold(input: HoldInput, manager?: EntityManager): Promise<string | null> {
-    const values: HoldValues = [input.workspaceId, input.environment, input.amountMicros.toString(), randomUUID(), input.apiKeyId, input.subjectType, input.subjectId];
+  async hold(holdId: string, input: HoldInput, manager?: EntityManager): Promise<string | null> {
+    const values: HoldValues = [input.workspaceId, input.environment, input.amountMicros.toString(), holdId, input.apiKeyId, input.subjectType, input.subjectId];
     // Inside the caller's transaction: its manager, one statement. Otherwise the group commit.
     if (manager) {
       const rows: Array<{ hold_id: string }> = await manager.query(HOLD.text, values);
       return rows[0]?.hold_id ?? null;
     }
     return this.holds.submit(values);
+  }
+
+  /** Whether a hold with this id was made (after a lost connection: did the lost try commit?). */
+  async holdExists(holdId: string): Promise<boolean> {
+    const rows: unknown[] = await this.db.query('SELECT 1 FROM hold WHERE id = $1', [holdId]);
+    return rows.length > 0;
   }
 
   resolve(holdId: string, measuredMicros: bigint, status: 'settled' | 'released'): Promise<HoldResolution | null> {

@@ -1,8 +1,24 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { CommonErrorCode, DomainError, microsToUsd, notFound } from '../../../libs/common/index.js';
+import { isConnectionError, retryOnConnectionError } from '../../database/connection-errors.js';
+import { Metrics } from '../health/metrics.service.js';
 import type { KeyEnvironment } from '../identity/api-key.entity.js';
+import { type JournalEntry, SettlementJournal } from './settlement-journal.js';
 import { type HoldInput, type HoldResolution, WalletRepository } from './wallet.repository.js';
+
+/**
+ * A journal entry is replayed once it is this old: by then the request that wrote it has either
+ * taken its hold's outcome to the database (and dropped the entry) or given up.
+ */
+export const JOURNAL_REPLAY_MIN_AGE_MS = 30_000;
+
+/** A hold's journal entry that frees it (nothing charged). */
+const releaseOf = (holdId: string): Omit<JournalEntry, 'at'> => ({ holdId, status: 'released', measuredMicros: 0n });
+
+/** What a settlement leaves in the journal if the database stays unreachable (see `settle`). */
+export type IfUnrecorded = 'charge' | 'release';
 
 export interface WalletResource {
   balanceUsd: number;
@@ -17,7 +33,13 @@ export interface WalletResource {
  */
 @Injectable()
 export class WalletService {
-  constructor(private readonly wallets: WalletRepository) {}
+  private readonly logger = new Logger(WalletService.name);
+
+  constructor(
+    private readonly wallets: WalletRepository,
+    private readonly journal: SettlementJournal,
+    private readonly metrics: Metrics,
+  ) {}
 
   async figures(workspaceId: string, environment: KeyEnvironment): Promise<WalletResource> {
     const { balanceMicros, heldMicros } = await this.wallets.figures(workspaceId, environment);
@@ -37,30 +59,66 @@ export class WalletService {
 
   /**
    * Reserves the amount or refuses with 402. Pass the transaction's manager to make the hold
-   * part of the same transaction as the task row that owns it.
+   * part of the same transaction as the task row that owns it (that transaction's failure is
+   * its owner's to handle). Alone, a hold rides out lost connections: before trying again it
+   * looks whether the lost try had committed, so a hold is never made twice.
    */
   async hold(input: HoldInput, manager?: EntityManager): Promise<string> {
     if (input.amountMicros <= 0n) throw new RangeError('a hold must be for a positive amount');
-    const holdId = await this.wallets.hold(input, manager);
-    if (holdId === null) {
+    const holdId = randomUUID();
+    const made = manager
+      ? await this.wallets.hold(holdId, input, manager)
+      : // Should the database stay away, a hold made by a lost try is released once it is back.
+        await this.reliably(releaseOf(holdId), async (retrying) =>
+          retrying && (await this.wallets.holdExists(holdId)) ? holdId : this.wallets.hold(holdId, input),
+        );
+    if (made === null) {
       throw new DomainError(
         402,
         CommonErrorCode.InsufficientBalance,
         `insufficient balance: this request needs up to ${microsToUsd(input.amountMicros)} USD available`,
       );
     }
-    return holdId;
+    return made;
   }
 
-  /** Charges the measured cost (capped so the wallet never goes negative), releases the rest. */
-  async settle(holdId: string, measuredMicros: bigint): Promise<HoldResolution> {
+  /**
+   * Charges the measured cost, never more than the hold, and releases the rest. A measured cost
+   * above the hold is charged as the hold; the excess is logged and counted, never taken from the
+   * rest of the wallet. If the database stays unreachable, the journal keeps what the hold must
+   * become (`ifUnrecorded`: the charge, when the client got what it pays for; a release, when the
+   * caller will not deliver it) and the call fails with 503.
+   */
+  async settle(holdId: string, measuredMicros: bigint, ifUnrecorded: IfUnrecorded = 'charge'): Promise<HoldResolution> {
     if (measuredMicros < 0n) throw new RangeError('measured cost cannot be negative');
-    return this.resolve(holdId, measuredMicros, 'settled');
+    return this.resolve(holdId, measuredMicros, 'settled', ifUnrecorded === 'charge' ? { holdId, status: 'settled', measuredMicros } : releaseOf(holdId));
   }
 
   /** Releases the whole hold; nothing is charged. */
   release(holdId: string): Promise<HoldResolution> {
-    return this.resolve(holdId, 0n, 'released');
+    return this.resolve(holdId, 0n, 'released', releaseOf(holdId));
+  }
+
+  /**
+   * Takes to the database what the journal kept while it was unreachable (a periodic task): the
+   * entries old enough to be left by their requests; stops at the first lost connection. Returns
+   * how many holds it resolved.
+   */
+  async replayJournal(): Promise<number> {
+    let resolved = 0;
+    for (const entry of await this.journal.due(JOURNAL_REPLAY_MIN_AGE_MS)) {
+      try {
+        const resolution = await this.wallets.resolve(entry.holdId, entry.measuredMicros, entry.status);
+        if (resolution) this.noteExcess(entry.holdId, resolution);
+        if (resolution?.changed) resolved++;
+      } catch (error) {
+        if (isConnectionError(error)) break;
+        throw error;
+      }
+      await this.journal.forget(entry.holdId);
+    }
+    if (resolved > 0) this.logger.warn(`settlement journal: ${resolved} holds resolved after the database came back`);
+    return resolved;
   }
 
   /**
@@ -85,10 +143,51 @@ export class WalletService {
     return this.wallets.listLedger(workspaceId, limit, beforeId, environment);
   }
 
-  private async resolve(holdId: string, measuredMicros: bigint, status: 'settled' | 'released'): Promise<HoldResolution> {
-    const resolution = await this.wallets.resolve(holdId, measuredMicros, status);
+  private async resolve(holdId: string, measuredMicros: bigint, status: 'settled' | 'released', fallback: Omit<JournalEntry, 'at'>): Promise<HoldResolution> {
+    const resolution = await this.reliably(fallback, () => this.wallets.resolve(holdId, measuredMicros, status));
     if (!resolution) throw notFound('hold');
+    this.noteExcess(holdId, resolution);
     return resolution;
+  }
+
+  /**
+   * Runs a wallet write that is safe to repeat (`retrying` tells a try that an earlier one lost
+   * its connection), retrying after lost connections with a short backoff. On the first loss the
+   * hold's fallback outcome goes to the journal (so a crash while retrying loses nothing); it is
+   * dropped once a try succeeds. When the database stays unreachable: 503, the journal keeps it.
+   */
+  private async reliably<T>(fallback: Omit<JournalEntry, 'at'>, write: (retrying: boolean) => Promise<T>): Promise<T> {
+    let retrying = false;
+    let journaled = false;
+    try {
+      const result = await retryOnConnectionError(() => write(retrying), {
+        beforeRetry: async () => {
+          this.metrics.walletConnectionRetries.inc();
+          if (!retrying) journaled = await this.journal.record(fallback);
+          retrying = true;
+        },
+      });
+      if (journaled) await this.journal.forget(fallback.holdId);
+      return result;
+    } catch (error) {
+      if (!isConnectionError(error)) throw error;
+      this.metrics.walletJournaled.inc({ outcome: fallback.status });
+      this.logger.error({ msg: 'wallet: database unreachable, hold outcome left to the journal', ...fallback, measuredMicros: String(fallback.measuredMicros), journaled, err: error });
+      throw new DomainError(503, CommonErrorCode.Unavailable, 'the service is temporarily unavailable; retry shortly', { 'retry-after': '5' });
+    }
+  }
+
+  /** A measured cost above the hold was not charged (the hold was): logged and counted. */
+  private noteExcess(holdId: string, resolution: HoldResolution): void {
+    if (!resolution.changed || resolution.uncollectedMicros <= 0n) return;
+    this.metrics.walletChargesCapped.inc();
+    this.metrics.walletUncollectedUsd.inc(microsToUsd(resolution.uncollectedMicros));
+    this.logger.warn({
+      msg: 'measured cost above the hold: charged the hold, the excess is not collected',
+      holdId,
+      holdUsd: microsToUsd(resolution.amountMicros),
+      uncollectedUsd: microsToUsd(resolution.uncollectedMicros),
+    });
   }
 }
 

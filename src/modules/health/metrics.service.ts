@@ -31,6 +31,33 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Wallet writes tried again after a lost database connection. */
+  readonly walletConnectionRetries = new Counter({
+    name: 'svc_wallet_connection_retries_total',
+    help: 'Wallet writes tried again after a lost database connection',
+    registers: [this.registry],
+  });
+
+  readonly walletJournaled = new Counter({
+    name: 'svc_wallet_journaled_total',
+    help: 'Hold outcomes left to the settlement journal because the database stayed unreachable',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  /** Settlements whose measured cost exceeded the hold: the hold was charged, the rest not collected. */
+  readonly walletChargesCapped = new Counter({
+    name: 'svc_wallet_charges_capped_total',
+    help: 'Settlements whose measured cost exceeded the hold (charged the hold)',
+    registers: [this.registry],
+  });
+
+  readonly walletUncollectedUsd = new Counter({
+    name: 'svc_wallet_uncollected_usd_total',
+    help: 'Measured cost above holds that was not charged, in USD',
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'svc_' });
   }

@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { CommonErrorCode, DomainError, Clock, GroupCommit } from '../../../libs/common/index.js';
+import { retryOnConnectionError } from '../../database/connection-errors.js';
 import { namedQuery } from '../../database/named-query.js';
 import { Metrics } from '../health/metrics.service.js';
 import { parseApiKey } from './api-key-format.js';
@@ -73,7 +74,8 @@ export class ApiKeyGuard implements CanActivate {
     if (!parsed.ok) throw unauthorized(parsed.reason);
 
     this.metrics.apiKeyLookups.inc();
-    const key = await this.lookups.submit(parsed.sha256);
+    // A read: safe to try again when the connection is lost (a killed backend, a failover).
+    const key = await retryOnConnectionError(() => this.lookups.submit(parsed.sha256));
     if (!key) throw unauthorized('unknown API key');
     if (key.status !== 'active') throw unauthorized('API key has been revoked');
     this.touch(key.id);

@@ -19,7 +19,7 @@ import {
 } from '../../../libs/providers/index.js';
 import { AppConfig } from '../../config/app-config.js';
 import { textCost } from '../billing/price-catalogue.js';
-import { WalletService } from '../billing/wallet.service.js';
+import { type IfUnrecorded, WalletService } from '../billing/wallet.service.js';
 import type { AuthenticatedKey } from '../identity/authenticated-key.js';
 import { dataLine, eventLine, SseWriter } from './sse-writer.js';
 import { TextMediaResolver } from './text-media.resolver.js';
@@ -111,8 +111,14 @@ export class TextService implements OnModuleInit, OnModuleDestroy {
     return assembler.track.partialUsage(estimatedInputTokens);
   }
 
-  private async settle(prepared: Prepared, usage: TokenUsage): Promise<void> {
-    await this.wallet.settle(prepared.holdId, textCost(prepared.translated.model, usage.inputTokens, usage.outputTokens));
+  /**
+   * Charges the usage, output capped at the request's own output cap (what its hold was sized
+   * for; the wallet caps the charge at the hold too). `ifUnrecorded`: see WalletService.settle.
+   */
+  private async settle(prepared: Prepared, usage: TokenUsage, ifUnrecorded: IfUnrecorded = 'charge'): Promise<void> {
+    const { model, maxOutputTokens } = prepared.translated;
+    const outputTokens = Math.min(usage.outputTokens, maxOutputTokens);
+    await this.wallet.settle(prepared.holdId, textCost(model, usage.inputTokens, outputTokens), ifUnrecorded);
   }
 
   private async once(prepared: Prepared, chat: ChatAssembler | null, responses: ResponsesAssembler | null, reply: FastifyReply): Promise<void> {
@@ -131,7 +137,8 @@ export class TextService implements OnModuleInit, OnModuleDestroy {
       responses!.finishItems();
     }
     const usage = this.usageOf(assembler, prepared.estimatedInputTokens, true);
-    await this.settle(prepared, usage);
+    // Should the database stay unreachable, the answer is not sent (503), so nothing is owed.
+    await this.settle(prepared, usage, 'release');
     const body = chat ? chat.completion(usage) : responses!.response(responses!.status, usage);
     await reply.status(200).header('content-type', 'application/json; charset=utf-8').send(body);
   }
@@ -212,7 +219,8 @@ export class TextService implements OnModuleInit, OnModuleDestroy {
         await this.settle(prepared, usage);
       } catch (error) {
         this.logger.error({ msg: 'text settlement failed', holdId: prepared.holdId, err: error });
-        const message = 'the charge for this answer could not be recorded; the stream is incomplete';
+        // The journal keeps the charge for what was sent; it is taken once the database is back.
+        const message = 'the charge for this answer could not be recorded yet; the stream is incomplete';
         await writer.write(
           chat ? eventLine('error', { error: { code: TextErrorCode.SettlementFailed, message } }) : eventLine('error', responses!.error(TextErrorCode.SettlementFailed, message)),
         );
