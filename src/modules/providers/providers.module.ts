@@ -14,9 +14,9 @@ function readExtraCa(path: string): Buffer {
 }
 
 /**
- * The provider registry, with the credentials the configuration holds, and the guarded client
- * for outbound HTTP to user-supplied URLs. Domain modules register
- * their adapters (live and sandbox) into it in onModuleInit and resolve one per request.
+ * The provider registry, with the credentials the configuration holds and the production rule
+ * for live keys, and the guarded client for outbound HTTP to user-supplied URLs. Domain modules
+ * register their adapters (live and sandbox) into it in onModuleInit and resolve one per request.
  */
 @Global()
 @Module({
@@ -25,11 +25,15 @@ function readExtraCa(path: string): Buffer {
       provide: ProviderRegistry,
       inject: [AppConfig],
       useFactory: (config: AppConfig) =>
-        new ProviderRegistry({
-          gemini: Boolean(config.env.GEMINI_API_KEY),
-          elevenlabs: Boolean(config.env.ELEVENLABS_API_KEY),
-          kling: Boolean(config.env.KLING_ACCESS_KEY && config.env.KLING_SECRET_KEY),
-        }),
+        new ProviderRegistry(
+          {
+            gemini: Boolean(config.env.GEMINI_API_KEY),
+            elevenlabs: Boolean(config.env.ELEVENLABS_API_KEY),
+            kling: Boolean(config.env.KLING_ACCESS_KEY && config.env.KLING_SECRET_KEY),
+          },
+          // In production a live key never gets sandbox output (DESIGN §1): 503 instead.
+          { sandboxForLiveKeys: !config.isProduction },
+        ),
     },
     {
       provide: GuardedHttpClient,

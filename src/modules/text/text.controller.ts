@@ -1,5 +1,14 @@
 import { Body, Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiBody, ApiOkResponse, ApiOperation, ApiPaymentRequiredResponse, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiBody,
+  ApiOkResponse,
+  ApiOperation,
+  ApiPaymentRequiredResponse,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+  ApiUnprocessableEntityResponse,
+} from '@nestjs/swagger';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorEnvelopeDto } from '../../app/error-envelope.dto.js';
@@ -8,6 +17,8 @@ import { ApiKeyRoute } from '../identity/route-access.js';
 import { findTextModel, listTextModels } from './text-models.js';
 import { CHAT_REQUEST_SCHEMA, CHAT_RESPONSE_SCHEMA, MODEL_LIST_SCHEMA, MODEL_SCHEMA, RESPONSE_SCHEMA, RESPONSES_REQUEST_SCHEMA } from './text.openapi.js';
 import { TextService } from './text.service.js';
+
+const UNAVAILABLE = '`text.unavailable`: no upstream may serve the model for this key (in production, a live key and no provider credentials); `text.upstream_unavailable`';
 
 /**
  * The two text operations and the model list. Bodies are taken as plain objects (the strict
@@ -25,6 +36,7 @@ export class TextController {
 
   @Post('chat/completions')
   @RouteConfig({ bodyLimit: 'text' })
+  @ApiServiceUnavailableResponse({ type: ErrorEnvelopeDto, description: UNAVAILABLE })
   @ApiOperation({ summary: 'Chat-Completions-style generation; SSE when stream is true' })
   @ApiBody({ schema: CHAT_REQUEST_SCHEMA })
   @ApiOkResponse({ schema: CHAT_RESPONSE_SCHEMA })
@@ -34,6 +46,7 @@ export class TextController {
 
   @Post('responses')
   @RouteConfig({ bodyLimit: 'text' })
+  @ApiServiceUnavailableResponse({ type: ErrorEnvelopeDto, description: UNAVAILABLE })
   @ApiOperation({ summary: 'Responses-style generation; SSE when stream is true' })
   @ApiBody({ schema: RESPONSES_REQUEST_SCHEMA })
   @ApiOkResponse({ schema: RESPONSE_SCHEMA })

@@ -5,6 +5,7 @@ import {
   ChatAssembler,
   estimateInputTokens,
   GeminiTextAdapter,
+  NoLiveAdapterError,
   ProviderRegistry,
   ResponsesAssembler,
   SandboxTextProvider,
@@ -91,8 +92,9 @@ export class TextService implements OnModuleInit, OnModuleDestroy {
   }
 
   private async prepare(key: AuthenticatedKey, translated: TranslatedTextRequest, subjectId: string): Promise<Prepared> {
+    // Routed before the media fetch: a request that no upstream may serve costs no outbound call.
+    const provider = this.providerFor(key, translated.model);
     await this.media.resolve(translated.gemini);
-    const { provider } = this.registry.resolve<TextProvider>({ capability: 'text', model: translated.model, environment: key.environment });
     const estimatedInputTokens = estimateInputTokens(translated.gemini);
     const holdId = await this.wallet.hold({
       workspaceId: key.workspaceId,
@@ -103,6 +105,17 @@ export class TextService implements OnModuleInit, OnModuleDestroy {
       subjectId,
     });
     return { translated, provider, holdId, estimatedInputTokens };
+  }
+
+  private providerFor(key: AuthenticatedKey, model: string): TextProvider {
+    try {
+      return this.registry.resolve<TextProvider>({ capability: 'text', model, environment: key.environment }).provider;
+    } catch (error) {
+      if (error instanceof NoLiveAdapterError) {
+        throw new DomainError(503, TextErrorCode.Unavailable, `${model} is not available on this service: its upstream provider is not configured`);
+      }
+      throw error;
+    }
   }
 
   private usageOf(assembler: ChatAssembler | ResponsesAssembler, estimatedInputTokens: number, complete: boolean): TokenUsage {

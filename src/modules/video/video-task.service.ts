@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { JobsOptions } from 'bullmq';
 import { Clock, type Page, decodeCursor, DEFAULT_PAGE_LIMIT, DomainError, isIdOf, newId, toPage } from '../../../libs/common/index.js';
-import { ProviderRegistry, type VideoProvider } from '../../../libs/providers/index.js';
+import { NoLiveAdapterError, ProviderRegistry, type VideoProvider } from '../../../libs/providers/index.js';
 import { AppConfig } from '../../config/app-config.js';
 import { videoMaxCost } from '../billing/price-catalogue.js';
 import { WalletService } from '../billing/wallet.service.js';
@@ -126,7 +126,11 @@ export class VideoTaskService {
   private provider(model: string, environment: AuthenticatedKey['environment']): { adapter: string; provider: VideoProvider } {
     try {
       return this.registry.resolve<VideoProvider>({ capability: 'video', model, environment });
-    } catch {
+    } catch (error) {
+      // No Retry-After: neither case passes by waiting, it takes an operator.
+      if (error instanceof NoLiveAdapterError) {
+        throw new DomainError(503, VideoErrorCode.Unavailable, `${model} is not available on this service: its upstream provider is not configured`);
+      }
       throw new DomainError(503, VideoErrorCode.Unavailable, 'video generation is not configured on this service');
     }
   }

@@ -28,6 +28,8 @@ export enum TextErrorCode {
   UpstreamError = 'text.upstream_error',
   StreamInterrupted = 'text.stream_interrupted',
   SettlementFailed = 'text.settlement_failed',
+  /** 503: no upstream may serve the model for this key (production live key, no credentials). */
+  Unavailable = 'text.unavailable',
 }
 
 export const invalid = (path: string, why: string): DomainError => new DomainError(400, TextErrorCode.InvalidField, `${path}: ${why}`);
