@@ -10,7 +10,7 @@ import type { AppConfig } from '../config/app-config.js';
 import { Metrics } from '../modules/health/metrics.service.js';
 import { answerClientError } from './client-error.js';
 import { HttpExceptionFilter } from './http-exception.filter.js';
-import { exceedsJsonDepth } from './json-depth.js';
+import { jsonShapeProblem } from './json-depth.js';
 import { createRootLogger, NestPinoLogger } from './logger.js';
 import { setupOpenApi } from './openapi.js';
 import { StrictValidationPipe } from './validation.pipe.js';
@@ -66,17 +66,21 @@ export async function createApp(config: AppConfig, options: AppModuleOptions = {
 
   const fastify = app.getHttpAdapter().getInstance();
   fastify.removeContentTypeParser('text/plain');
-  // JSON nesting is measured on the raw text before anything walks it recursively (a deep
-  // body overflowed the stack of the validation pipe); then Fastify's own safe parser.
+  // JSON nesting and size are measured on the raw text before anything walks it recursively (a
+  // deep body overflowed the stack of the validation pipe) or JSON.parse blocks the event loop
+  // on millions of tiny values; then Fastify's own safe parser.
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
-  const maxDepth = config.env.REQUEST_MAX_DEPTH;
+  const { REQUEST_MAX_DEPTH: maxDepth, REQUEST_MAX_ITEMS: maxItems } = config.env;
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string; // parseAs: 'string'
-    if (exceedsJsonDepth(text, maxDepth)) {
+    const problem = jsonShapeProblem(text, maxDepth, maxItems);
+    if (problem === 'too_deep') {
       done(new DomainError(400, RequestErrorCode.TooDeep, `request body nests objects and arrays deeper than ${maxDepth} levels`), undefined);
-      return;
+    } else if (problem === 'too_many_items') {
+      done(new DomainError(400, RequestErrorCode.TooManyItems, `request body holds more than ${maxItems} JSON items (objects, arrays, elements)`), undefined);
+    } else {
+      void parseJson(request, text, done);
     }
-    void parseJson(request, text, done);
   });
   // Routes marked @RouteConfig({ bodyLimit: 'text' }) take inline media: their own, larger limit.
   fastify.addHook('onRoute', (route) => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { exceedsJsonDepth } from './json-depth.js';
+import { exceedsJsonDepth, jsonShapeProblem } from './json-depth.js';
 
 const nested = (depth: number, leaf = '1'): string => '['.repeat(depth) + leaf + ']'.repeat(depth);
 
@@ -40,5 +40,23 @@ describe('exceedsJsonDepth: nesting measured on the raw text, without recursion'
   it('refuses a hostile depth without deep work (the scan itself cannot overflow)', () => {
     assert.equal(exceedsJsonDepth(nested(1_000_000), 64), true);
     assert.equal(exceedsJsonDepth('{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000), 64), true);
+  });
+});
+
+describe('jsonShapeProblem: items counted on the raw text', () => {
+  it('counts objects, arrays and the items after each comma, not what is inside strings', () => {
+    assert.equal(jsonShapeProblem('[1,2,3]', 64, 3), null); // the array and two commas
+    assert.equal(jsonShapeProblem('[1,2,3,4]', 64, 3), 'too_many_items');
+    assert.equal(jsonShapeProblem('{"a":{},"b":[]}', 64, 4), null);
+    assert.equal(jsonShapeProblem('{"a":{},"b":[]}', 64, 3), 'too_many_items');
+    assert.equal(jsonShapeProblem(JSON.stringify({ text: ',,,,[[{{' }), 64, 1), null);
+    assert.equal(jsonShapeProblem(JSON.stringify({ media: 'A'.repeat(1_000_000) }), 64, 1), null);
+  });
+
+  it('reports whichever limit the scan crosses first, and nothing when no limit is given', () => {
+    assert.equal(jsonShapeProblem('[[[[1]]]]', 2, 2), 'too_deep');
+    assert.equal(jsonShapeProblem('[[[[1]]]]', 2, 1), 'too_many_items'); // the second array is item 2
+    assert.equal(jsonShapeProblem(`[${'[],'.repeat(1_000_000)}[]]`, 64), null);
+    assert.equal(jsonShapeProblem(`[${'[],'.repeat(1_000_000)}[]]`, 64, 100_000), 'too_many_items');
   });
 });

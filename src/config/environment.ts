@@ -108,6 +108,14 @@ export class EnvironmentVariables {
   REQUEST_MAX_DEPTH = 64;
 
   /**
+   * Most JSON items (objects, arrays, and elements or members after a comma) a body may hold;
+   * more answers 400 `request.too_many_items` before JSON.parse (which would block the event
+   * loop for seconds on a 32 MiB body of tiny values). Inline media is one string: not counted.
+   */
+  @Transform(toInt) @IsInt() @Min(1000) @Max(10_000_000)
+  REQUEST_MAX_ITEMS = 100_000;
+
+  /**
    * Time a client has to send a whole request, headers and body; then 408 `request.timeout`.
    * 120 s lets a 32 MiB text body through on a ~2.3 Mbit/s uplink. The response is not
    * limited: SSE streams and downloads run as long as they need.

@@ -55,6 +55,7 @@ export enum RequestErrorCode {
   RouteNotFound = 'request.route_not_found',
   /** JSON nested deeper than REQUEST_MAX_DEPTH. */
   TooDeep = 'request.too_deep',
+  TooManyItems = 'request.too_many_items',
   // Refused by the HTTP layer before routing (decisions.md, "Framework errors").
   BadUrl = 'request.bad_url',
   UriTooLong = 'request.uri_too_long',
