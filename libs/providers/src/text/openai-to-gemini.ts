@@ -15,12 +15,11 @@ import type {
   GeminiTool,
   TextModelId,
 } from './gemini-types.js';
-import { isTextModel, TEXT_MODEL_IDS } from './gemini-types.js';
+import { isTextModel, MAX_OUTPUT_TOKENS, TEXT_MODEL_IDS } from './gemini-types.js';
+import { checkDeclarationCount, checkSchemaLimits } from './schema-limits.js';
 import { invalid, TextErrorCode, unsupported } from './text-errors.js';
 
 export type TextOperation = 'chat' | 'responses';
-
-export const MAX_OUTPUT_TOKENS = 65_536;
 
 export interface TranslatedTextRequest {
   operation: TextOperation;
@@ -585,6 +584,7 @@ function responsesConversation(input: unknown, instructions: string | undefined)
 function functionDeclarations(tools: unknown, operation: TextOperation): GeminiFunctionDeclaration[] {
   if (tools === undefined || tools === null) return [];
   if (!Array.isArray(tools)) throw invalid('tools', 'must be an array');
+  checkDeclarationCount(tools.length);
   const names = new Set<string>();
   return tools.map((tool, i) => {
     const path = `tools.${i}`;
@@ -607,6 +607,7 @@ function functionDeclarations(tools: unknown, operation: TextOperation): GeminiF
     }
     if (fn.parameters !== undefined && fn.parameters !== null) {
       if (!isObject(fn.parameters)) throw invalid(`${fnPath}.parameters`, 'must be a JSON schema object');
+      checkSchemaLimits(fn.parameters, `${fnPath}.parameters`);
       declaration.parametersJsonSchema = fn.parameters;
     }
     return declaration;
@@ -652,6 +653,7 @@ function structuredOutput(format: Json | undefined, path: string, nested: boolea
       const holder = nested ? format.json_schema : format;
       if (!isObject(holder)) throw invalid(`${path}.json_schema`, 'must be an object');
       if (!isObject(holder.schema)) throw invalid(`${path}${nested ? '.json_schema' : ''}.schema`, 'must be a JSON schema object');
+      checkSchemaLimits(holder.schema, `${path}${nested ? '.json_schema' : ''}.schema`);
       return { responseMimeType: 'application/json', responseJsonSchema: holder.schema };
     }
     default:
@@ -706,12 +708,16 @@ function vendorOptions(body: Json): Json {
   if (vendor.toolConfig !== undefined && !isObject(vendor.toolConfig)) throw invalid(`${path}.toolConfig`, 'must be an object');
   if (vendor.tools !== undefined && !Array.isArray(vendor.tools)) throw invalid(`${path}.tools`, 'must be an array');
   if (vendor.safetySettings !== undefined && !Array.isArray(vendor.safetySettings)) throw invalid(`${path}.safetySettings`, 'must be an array');
+  // responseSchema / responseJsonSchema live here.
+  if (vendor.generationConfig !== undefined) checkSchemaLimits(vendor.generationConfig, `${path}.generationConfig`);
   camelChild(vendor, 'generationConfig', path);
   if (isObject(vendor.generationConfig)) camelChild(vendor.generationConfig, 'thinkingConfig', `${path}.generationConfig`);
   camelChild(vendor, 'toolConfig', path);
   if (isObject(vendor.toolConfig)) camelChild(vendor.toolConfig, 'functionCallingConfig', `${path}.toolConfig`);
   vendor.tools = (vendor.tools as unknown[] | undefined)?.map((tool, i) => {
     if (!isObject(tool)) throw invalid(`${path}.tools.${i}`, 'must be an object');
+    // A vendor tool carries function declarations (schemas) in any spelling: its whole tree is bounded.
+    checkSchemaLimits(tool, `${path}.tools.${i}`);
     const normalized = camelKeys(tool, `${path}.tools.${i}`);
     camelChild(normalized, 'computerUse', `${path}.tools.${i}`);
     if (isObject(normalized.computerUse)) {
@@ -843,6 +849,7 @@ export function translateTextRequest(operation: TextOperation, rawBody: unknown)
   // Tools.
   const declarations = functionDeclarations(body.tools, operation);
   const vendorTools = (vendor.tools as GeminiTool[] | undefined) ?? [];
+  checkDeclarationCount(declarations.length + vendorTools.reduce((n, tool) => n + (Array.isArray(tool.functionDeclarations) ? tool.functionDeclarations.length : 0), 0));
   const fcc = functionCallingConfig(body.tool_choice, declarations, declarations.length > 0 || vendorTools.length > 0);
 
   // Structured output.
