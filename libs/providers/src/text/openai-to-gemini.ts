@@ -356,12 +356,33 @@ function replayedParts(holder: Json, path: string): GeminiPart[] | null {
   return vendor.parts as GeminiPart[];
 }
 
-/** Replayed parts go upstream byte for byte, but never with a gs:// reference in them. */
+/**
+ * Replayed parts go upstream byte for byte, except their file references, which follow the
+ * rules of any media link: an HTTPS URL stays a `fileData` part that the service fetches through
+ * the guarded client and inlines; a data URL becomes inline bytes (the upstream takes no data
+ * URL as a file URI); gs:// is the usual 422; any other scheme (file:, ftp:, a leading space …)
+ * is a 400. The snake_case spelling is refused so no reference can slip past these rules.
+ */
 function scanReplayedPart(part: Json, path: string): void {
-  const fileData = part.fileData;
-  if (isObject(fileData) && typeof fileData.fileUri === 'string' && fileData.fileUri.toLowerCase().startsWith('gs:')) {
-    throw unsupported(TextErrorCode.GcsUriUnsupported, `${path}: raw gs:// URIs are not accepted`);
+  replayedFileReference(part, path);
+  const response = part.functionResponse;
+  if (part.function_response !== undefined) throw invalid(`${path}.function_response`, 'send functionResponse, as the service returned it');
+  if (isObject(response) && Array.isArray(response.parts)) {
+    response.parts.forEach((inner, j) => {
+      if (isObject(inner)) replayedFileReference(inner, `${path}.functionResponse.parts.${j}`);
+    });
   }
+}
+
+function replayedFileReference(part: Json, path: string): void {
+  if (part.file_data !== undefined) throw invalid(`${path}.file_data`, 'send fileData, as the service returned it');
+  const reference = part.fileData;
+  if (reference === undefined) return;
+  if (!isObject(reference)) throw invalid(`${path}.fileData`, 'must be an object');
+  const mimeType = typeof reference.mimeType === 'string' ? reference.mimeType : undefined;
+  const media = mediaPart(reference.fileUri, 'file', `${path}.fileData.fileUri`, mimeType);
+  delete part.fileData;
+  Object.assign(part, media);
 }
 
 // ---------------------------------------------------------------------------------------------
