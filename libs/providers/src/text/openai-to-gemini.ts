@@ -16,7 +16,7 @@ import type {
   TextModelId,
 } from './gemini-types.js';
 import { isTextModel, MAX_OUTPUT_TOKENS, TEXT_MODEL_IDS } from './gemini-types.js';
-import { checkDeclarationCount, checkSchemaLimits } from './schema-limits.js';
+import { checkBodyDepth, checkDeclarationCount, checkSchemaLimits } from './schema-limits.js';
 import { invalid, TextErrorCode, unsupported } from './text-errors.js';
 
 export type TextOperation = 'chat' | 'responses';
@@ -404,6 +404,7 @@ function parseArguments(value: unknown, path: string): Record<string, unknown> {
     throw invalid(path, 'is not valid JSON');
   }
   if (!isObject(parsed)) throw invalid(path, 'must encode a JSON object');
+  checkBodyDepth(parsed, path);
   return parsed;
 }
 
@@ -434,6 +435,7 @@ function functionResponsePart(call: KnownCall, output: unknown, path: string): G
   } catch {
     parsed = undefined;
   }
+  if (isObject(parsed)) checkBodyDepth(parsed, path);
   response.response = isObject(parsed) ? parsed : { output: text };
   if (media.length > 0) response.parts = media;
   return { functionResponse: response };
@@ -789,6 +791,7 @@ function stopSequences(body: Json): string[] | undefined {
 /** Validates a Chat or Responses request and builds the Gemini request. Throws DomainError. */
 export function translateTextRequest(operation: TextOperation, rawBody: unknown): TranslatedTextRequest {
   if (!isObject(rawBody)) throw invalid('body', 'must be a JSON object');
+  checkBodyDepth(rawBody);
   const body = rawBody;
 
   if (body.model === undefined || body.model === null) throw invalid('model', 'is required');

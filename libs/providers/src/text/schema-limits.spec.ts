@@ -61,3 +61,14 @@ describe('schema limits (400 before any hold)', () => {
     assert.match(outcome({ tools: declarations(500, 'f'), providerOptions: { vendor: { tools: [{ functionDeclarations: Array.from({ length: 13 }, (_, i) => ({ name: `v${i}` })) }] } } }), /at most 512/);
   });
 });
+
+describe('body nesting limit', () => {
+  it('refuses a body nested deeper than 100 levels with a 400 instead of overflowing the stack', () => {
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < 100_000; i++) deep = { a: deep };
+    assert.match(outcome({ metadata: deep }), /^400 text\.invalid_field: body: nested deeper than 100 levels/);
+    let fine: Record<string, unknown> = {};
+    for (let i = 0; i < 90; i++) fine = { a: fine };
+    assert.equal(outcome({ metadata: fine }), 'accepted');
+  });
+});

@@ -1,9 +1,10 @@
 /**
- * Size limits of the JSON schemas a text request carries (function parameters, structured
- * output schemas, the vendor block's declarations and response schemas). Whatever reads a
- * schema (the sandbox building arguments, the translation, the upstream) must not be made to
- * do unbounded work by a few hundred bytes of request, so schemas beyond these limits are a 400
- * before any hold. The numbers are in docs/text.md ("Schema limits").
+ * Size limits of a text request's structure: the nesting of the whole body, and the JSON schemas
+ * it carries (function parameters, structured output schemas, the vendor block's declarations
+ * and response schemas). Whatever reads them (the translation, the sandbox building arguments,
+ * the upstream) must not be made to do unbounded work, or overflow its stack, by a few hundred
+ * bytes of request, so anything beyond these limits is a 400 before any hold. The numbers are in
+ * docs/text.md ("Schema limits").
  */
 import { MAX_OUTPUT_TOKENS } from './gemini-types.js';
 import { invalid } from './text-errors.js';
@@ -76,4 +77,25 @@ function checkCountKeyword(key: string, value: number, at: string): void {
 /** Checks every function declaration of the request (own tools and the vendor block's). */
 export function checkDeclarationCount(count: number): void {
   if (count > SCHEMA_LIMITS.maxFunctionDeclarations) throw invalid('tools', `at most ${SCHEMA_LIMITS.maxFunctionDeclarations} function declarations`);
+}
+
+/**
+ * Deepest JSON nesting of a whole text request body. Messages, parts, tool results and schemas
+ * need a few dozen levels; every reader of the body (translation, estimates, the sandbox) walks
+ * it recursively, and a body nested 100,000 levels deep (a few hundred KB) would overflow the
+ * stack. Checked first, without recursion, and again on JSON the translation parses out of
+ * strings (tool arguments and results).
+ */
+export const MAX_BODY_DEPTH = 100;
+
+export function checkBodyDepth(body: unknown, path = 'body'): void {
+  const pending: Array<{ value: unknown; depth: number }> = [{ value: body, depth: 0 }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { value, depth } = next;
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth >= MAX_BODY_DEPTH) throw invalid(path, `nested deeper than ${MAX_BODY_DEPTH} levels`);
+    for (const child of Array.isArray(value) ? value : Object.values(value)) {
+      if (typeof child === 'object' && child !== null) pending.push({ value: child, depth: depth + 1 });
+    }
+  }
 }
