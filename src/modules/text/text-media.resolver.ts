@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { DomainError, GuardedHttpClient, OutboundRequestError } from '../../../libs/common/index.js';
 import { type GeminiRequest, pendingMediaUrls, TextErrorCode } from '../../../libs/providers/src/text/index.js';
 
@@ -12,6 +12,8 @@ const MAX_MEDIA_BYTES = 20 * 1024 * 1024;
  */
 @Injectable()
 export class TextMediaResolver {
+  private readonly logger = new Logger(TextMediaResolver.name);
+
   constructor(private readonly http: GuardedHttpClient) {}
 
   async resolve(request: GeminiRequest): Promise<void> {
@@ -27,8 +29,10 @@ export class TextMediaResolver {
           if (error instanceof OutboundRequestError && error.reason === 'scheme_not_allowed') {
             throw new DomainError(400, TextErrorCode.InvalidField, `media ${fileUri}: must be an HTTPS URL or a base64 data URL`);
           }
-          const reason = error instanceof OutboundRequestError ? `${error.reason}: ${error.message}` : String(error);
-          throw new DomainError(422, TextErrorCode.MediaFetchFailed, `media ${fileUri} could not be fetched (${reason})`);
+          if (!(error instanceof OutboundRequestError)) throw error;
+          // The client learns what was refused; what the name resolved to goes to the log only.
+          this.logger.warn({ msg: 'text media could not be fetched', url: fileUri, reason: error.reason, detail: error.detail });
+          throw new DomainError(422, TextErrorCode.MediaFetchFailed, `media ${fileUri} could not be fetched (${error.reason}: ${error.message})`);
         }
         if (response.status !== 200) {
           throw new DomainError(422, TextErrorCode.MediaFetchFailed, `media ${fileUri} answered HTTP ${response.status}`);

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { GuardedHttpClient, OutboundRequestError } from '../../../libs/common/index.js';
 import { looksLikeMp4, mp4DurationSeconds, type PreparedAsset, sniffImage } from '../../../libs/providers/index.js';
 import { VideoTaskRepository } from './video-task.repository.js';
@@ -34,6 +34,8 @@ export class InvalidMediaError extends Error {
  */
 @Injectable()
 export class VideoMediaValidator {
+  private readonly logger = new Logger(VideoMediaValidator.name);
+
   constructor(
     private readonly http: GuardedHttpClient,
     private readonly tasks: VideoTaskRepository,
@@ -97,7 +99,11 @@ export class VideoMediaValidator {
       return { body: response.body, contentType: header.split(';', 1)[0]!.trim().toLowerCase() };
     } catch (error) {
       if (error instanceof InvalidMediaError) throw error;
-      if (error instanceof OutboundRequestError) throw new InvalidMediaError(field, outboundReason(error, capText));
+      if (error instanceof OutboundRequestError) {
+        // The task's failureReason stays generic; what the name resolved to is for the log only.
+        this.logger.warn({ msg: 'video media could not be fetched', field, reason: error.reason, detail: error.detail });
+        throw new InvalidMediaError(field, outboundReason(error, capText));
+      }
       throw error;
     }
   }

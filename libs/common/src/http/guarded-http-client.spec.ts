@@ -108,10 +108,11 @@ async function failure(promise: Promise<unknown>): Promise<OutboundRequestError>
   assert.fail('expected the request to fail');
 }
 
-async function assertReason(promise: Promise<unknown>, reason: OutboundFailureReason, message?: RegExp): Promise<void> {
+/** `detail` (the log's text) is matched: the client-facing message leaves addresses out. */
+async function assertReason(promise: Promise<unknown>, reason: OutboundFailureReason, detail?: RegExp): Promise<void> {
   const err = await failure(promise);
-  assert.equal(err.reason, reason, err.message);
-  if (message !== undefined) assert.match(err.message, message);
+  assert.equal(err.reason, reason, err.detail);
+  if (detail !== undefined) assert.match(err.detail, detail);
 }
 
 const fixedLookup =
@@ -197,6 +198,15 @@ describe('GuardedHttpClient refuses what it must, before connecting (allowPrivat
     await refusedWithoutConnecting(`http://loopback.test:${server.port}/ok`, 'address_not_allowed', /loopback\.test: 127\.0\.0\.1/);
     await refusedWithoutConnecting('https://internal.test/hook', 'address_not_allowed', /private/);
     await refusedWithoutConnecting(`http://mapped.test:${server.port}/ok`, 'address_not_allowed', /loopback/);
+  });
+
+  it('tells the client that the address is not allowed, never what the name resolved to (the log has it)', async () => {
+    const err = await failure(client.request(`http://loopback.test:${server.port}/ok`, { timeoutMs: 2_000 }));
+    assert.equal(err.message, 'the address of loopback.test is not allowed');
+    assert.equal(err.detail, 'loopback.test: 127.0.0.1 is in the loopback range');
+    const unresolved = await failure(client.request('https://unknown.test/', { timeoutMs: 2_000 }));
+    assert.equal(unresolved.message, 'cannot resolve unknown.test');
+    assert.notEqual(unresolved.detail, unresolved.message);
   });
 
   it('refuses a name when any one of its addresses is private (every address is checked)', async () => {
@@ -356,7 +366,9 @@ describe('GuardedHttpClient exchanges (allowHttp and allowPrivate true)', () => 
     const closed = await startServer();
     const port = closed.port;
     await closed.close();
-    await assertReason(client.request(`http://127.0.0.1:${port}/ok`), 'network');
+    await assertReason(client.request(`http://127.0.0.1:${port}/ok`), 'network', /ECONNREFUSED 127\.0\.0\.1/);
+    // The socket error names the address dialled: the client-facing message keeps the code only.
+    assert.equal((await failure(client.request(`http://127.0.0.1:${port}/ok`))).message, 'the connection failed (ECONNREFUSED)');
   });
 
   it('reuses pooled connections across requests to the same origin and address', async () => {

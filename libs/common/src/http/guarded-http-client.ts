@@ -240,14 +240,14 @@ export class GuardedHttpClient {
       try {
         found = await (this.options.lookup ?? defaultLookup)(target.hostname);
       } catch (err) {
-        throw new OutboundRequestError('dns_failed', `cannot resolve ${target.hostname}: ${(err as Error).message}`);
+        throw new OutboundRequestError('dns_failed', `cannot resolve ${target.hostname}`, `cannot resolve ${target.hostname}: ${(err as Error).message}`);
       }
       if (found.length === 0) throw new OutboundRequestError('dns_failed', `${target.hostname} has no address`);
       addresses = found.map((entry) => canonicalAddress(entry.address) ?? entry.address);
     }
     for (const address of addresses) {
       const refusal = addressRefusal(address, allowPrivate);
-      if (refusal !== null) throw new OutboundRequestError('address_not_allowed', `${target.hostname}: ${refusal}`);
+      if (refusal !== null) throw new OutboundRequestError('address_not_allowed', `the address of ${target.hostname} is not allowed`, `${target.hostname}: ${refusal}`);
     }
     if (!allowPrivate && !(this.options.allowedPorts ?? DEFAULT_ALLOWED_PORTS).includes(target.port)) {
       throw new OutboundRequestError('address_not_allowed', `port ${target.port} is not allowed`);
@@ -382,9 +382,11 @@ function toOutboundError(err: unknown, deadline: Deadline): OutboundRequestError
   if (err instanceof OutboundRequestError) return err;
   if (deadline.timedOut) return new OutboundRequestError('timeout', `no complete response within ${deadline.timeoutMs} ms`);
   const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && TIMEOUT_CODES.has(code)) return new OutboundRequestError('timeout', (err as Error).message);
+  // undici's connect timeout names the address it dialled.
+  if (typeof code === 'string' && TIMEOUT_CODES.has(code)) return new OutboundRequestError('timeout', `timed out (${code})`, (err as Error).message);
   const message = err instanceof Error ? err.message : String(err);
-  return new OutboundRequestError('network', typeof code === 'string' ? `${code}: ${message}` : message);
+  // Socket errors name the address dialled (`connect ECONNREFUSED 10.0.0.7:443`): the code only.
+  return new OutboundRequestError('network', typeof code === 'string' ? `the connection failed (${code})` : 'the connection failed', typeof code === 'string' ? `${code}: ${message}` : message);
 }
 
 function outgoingHeaders(headers: Record<string, string> | undefined): Record<string, string> {

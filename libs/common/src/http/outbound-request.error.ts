@@ -9,12 +9,21 @@ export type OutboundFailureReason =
   | 'network'
   | 'redirect_refused';
 
+/**
+ * `message` is safe to show the client who supplied the URL: it says what was refused, never
+ * what a host name resolved to or which address a connection reached (that would let a client
+ * map the internal network through our resolver). `detail` says everything, for the log.
+ */
 export class OutboundRequestError extends Error {
+  readonly detail: string;
+
   constructor(
     readonly reason: OutboundFailureReason,
     message: string,
+    detail?: string,
   ) {
     super(message);
     this.name = 'OutboundRequestError';
+    this.detail = detail ?? message;
   }
 }

@@ -48,7 +48,8 @@ describe('pinnedConnector', () => {
     await assert.rejects(connect(connector, port), (err: unknown) => {
       assert.ok(err instanceof OutboundRequestError);
       assert.equal(err.reason, 'address_not_allowed');
-      assert.match(err.message, /loopback/);
+      assert.match(err.detail, /loopback/);
+      assert.equal(err.message, 'the address connected to is not allowed');
       return true;
     });
     assert.deepEqual(requests, [], 'nothing was written on the refused connection');

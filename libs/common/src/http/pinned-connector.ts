@@ -36,7 +36,7 @@ export function pinnedConnector(options: PinnedConnectorOptions): buildConnector
       const refusal = peerRefusal(socket, pinned, options.allowPrivate);
       if (refusal !== null) {
         socket.destroy();
-        callback(new OutboundRequestError('address_not_allowed', refusal), null);
+        callback(new OutboundRequestError('address_not_allowed', 'the address connected to is not allowed', refusal), null);
         return;
       }
       callback(null, socket);

@@ -3,6 +3,9 @@
  * the text operations use them. Field names are the wire's lowerCamelCase. Parts are kept as
  * open records: whatever the upstream returns travels back byte for byte.
  */
+/** Gemini's largest `maxOutputTokens`; the output cap when a request sets none. */
+export const MAX_OUTPUT_TOKENS = 65_536;
+
 export interface GeminiInlineData {
   mimeType: string;
   data: string;

@@ -176,6 +176,25 @@ describe('translateTextRequest (Chat → Gemini)', () => {
     });
     assert.deepEqual(gemini.contents[1], { role: 'model', parts });
   });
+
+  it('holds replayed file references to the media rules: https fetched by the service, data inlined, other schemes refused', () => {
+    const withParts = (parts: unknown[]) => () =>
+      translateTextRequest('chat', {
+        model: 'vendor-3.8-flash',
+        messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: 'a', providerMetadata: { vendor: { parts } } }, { role: 'user', content: 'y' }],
+      });
+    const https = withParts([{ text: 'a' }, { fileData: { mimeType: 'image/png', fileUri: 'https://media.example/cat.png' } }])();
+    assert.deepEqual(pendingMediaUrls(https.gemini).map((p) => p.fileData!.fileUri), ['https://media.example/cat.png']);
+    const data = withParts([{ text: 'a' }, { fileData: { mimeType: 'text/plain', fileUri: 'data:text/plain;base64,aGk=' } }])();
+    assert.deepEqual(data.gemini.contents[1]!.parts[1], { inlineData: { mimeType: 'text/plain', data: 'aGk=' } });
+    for (const uri of ['file:///etc/passwd', 'ftp://x', ' https://x', 'javascript:alert(1)', 'data:;base64,%%%']) {
+      assert.equal(code(withParts([{ text: 'a' }, { fileData: { fileUri: uri } }])), '400 text.invalid_field', uri);
+    }
+    assert.equal(code(withParts([{ text: 'a' }, { fileData: { fileUri: 'gs://b/o' } }])), '422 text.gcs_uri_unsupported');
+    assert.equal(code(withParts([{ text: 'a' }, { file_data: { file_uri: 'https://x/y' } }])), '400 text.invalid_field');
+    const inResult = [{ text: 'a' }, { functionResponse: { name: 'f', response: {}, parts: [{ fileData: { fileUri: 'file:///etc/shadow' } }] } }];
+    assert.equal(code(withParts(inResult)), '400 text.invalid_field');
+  });
   it('reads snake_case vendor keys as Gemini camelCase at every configuration level, values untouched', () => {
     const schema = { type: 'object', properties: { first_name: { type: 'string' } } };
     const { gemini } = translateTextRequest('chat', {

@@ -15,12 +15,11 @@ import type {
   GeminiTool,
   TextModelId,
 } from './gemini-types.js';
-import { isTextModel, TEXT_MODEL_IDS } from './gemini-types.js';
+import { isTextModel, MAX_OUTPUT_TOKENS, TEXT_MODEL_IDS } from './gemini-types.js';
+import { checkBodyDepth, checkDeclarationCount, checkSchemaLimits } from './schema-limits.js';
 import { invalid, TextErrorCode, unsupported } from './text-errors.js';
 
 export type TextOperation = 'chat' | 'responses';
-
-export const MAX_OUTPUT_TOKENS = 65_536;
 
 export interface TranslatedTextRequest {
   operation: TextOperation;
@@ -357,12 +356,33 @@ function replayedParts(holder: Json, path: string): GeminiPart[] | null {
   return vendor.parts as GeminiPart[];
 }
 
-/** Replayed parts go upstream byte for byte, but never with a gs:// reference in them. */
+/**
+ * Replayed parts go upstream byte for byte, except their file references, which follow the
+ * rules of any media link: an HTTPS URL stays a `fileData` part that the service fetches through
+ * the guarded client and inlines; a data URL becomes inline bytes (the upstream takes no data
+ * URL as a file URI); gs:// is the usual 422; any other scheme (file:, ftp:, a leading space …)
+ * is a 400. The snake_case spelling is refused so no reference can slip past these rules.
+ */
 function scanReplayedPart(part: Json, path: string): void {
-  const fileData = part.fileData;
-  if (isObject(fileData) && typeof fileData.fileUri === 'string' && fileData.fileUri.toLowerCase().startsWith('gs:')) {
-    throw unsupported(TextErrorCode.GcsUriUnsupported, `${path}: raw gs:// URIs are not accepted`);
+  replayedFileReference(part, path);
+  const response = part.functionResponse;
+  if (part.function_response !== undefined) throw invalid(`${path}.function_response`, 'send functionResponse, as the service returned it');
+  if (isObject(response) && Array.isArray(response.parts)) {
+    response.parts.forEach((inner, j) => {
+      if (isObject(inner)) replayedFileReference(inner, `${path}.functionResponse.parts.${j}`);
+    });
   }
+}
+
+function replayedFileReference(part: Json, path: string): void {
+  if (part.file_data !== undefined) throw invalid(`${path}.file_data`, 'send fileData, as the service returned it');
+  const reference = part.fileData;
+  if (reference === undefined) return;
+  if (!isObject(reference)) throw invalid(`${path}.fileData`, 'must be an object');
+  const mimeType = typeof reference.mimeType === 'string' ? reference.mimeType : undefined;
+  const media = mediaPart(reference.fileUri, 'file', `${path}.fileData.fileUri`, mimeType);
+  delete part.fileData;
+  Object.assign(part, media);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -384,6 +404,7 @@ function parseArguments(value: unknown, path: string): Record<string, unknown> {
     throw invalid(path, 'is not valid JSON');
   }
   if (!isObject(parsed)) throw invalid(path, 'must encode a JSON object');
+  checkBodyDepth(parsed, path);
   return parsed;
 }
 
@@ -414,6 +435,7 @@ function functionResponsePart(call: KnownCall, output: unknown, path: string): G
   } catch {
     parsed = undefined;
   }
+  if (isObject(parsed)) checkBodyDepth(parsed, path);
   response.response = isObject(parsed) ? parsed : { output: text };
   if (media.length > 0) response.parts = media;
   return { functionResponse: response };
@@ -585,6 +607,7 @@ function responsesConversation(input: unknown, instructions: string | undefined)
 function functionDeclarations(tools: unknown, operation: TextOperation): GeminiFunctionDeclaration[] {
   if (tools === undefined || tools === null) return [];
   if (!Array.isArray(tools)) throw invalid('tools', 'must be an array');
+  checkDeclarationCount(tools.length);
   const names = new Set<string>();
   return tools.map((tool, i) => {
     const path = `tools.${i}`;
@@ -607,6 +630,7 @@ function functionDeclarations(tools: unknown, operation: TextOperation): GeminiF
     }
     if (fn.parameters !== undefined && fn.parameters !== null) {
       if (!isObject(fn.parameters)) throw invalid(`${fnPath}.parameters`, 'must be a JSON schema object');
+      checkSchemaLimits(fn.parameters, `${fnPath}.parameters`);
       declaration.parametersJsonSchema = fn.parameters;
     }
     return declaration;
@@ -652,6 +676,7 @@ function structuredOutput(format: Json | undefined, path: string, nested: boolea
       const holder = nested ? format.json_schema : format;
       if (!isObject(holder)) throw invalid(`${path}.json_schema`, 'must be an object');
       if (!isObject(holder.schema)) throw invalid(`${path}${nested ? '.json_schema' : ''}.schema`, 'must be a JSON schema object');
+      checkSchemaLimits(holder.schema, `${path}${nested ? '.json_schema' : ''}.schema`);
       return { responseMimeType: 'application/json', responseJsonSchema: holder.schema };
     }
     default:
@@ -706,12 +731,16 @@ function vendorOptions(body: Json): Json {
   if (vendor.toolConfig !== undefined && !isObject(vendor.toolConfig)) throw invalid(`${path}.toolConfig`, 'must be an object');
   if (vendor.tools !== undefined && !Array.isArray(vendor.tools)) throw invalid(`${path}.tools`, 'must be an array');
   if (vendor.safetySettings !== undefined && !Array.isArray(vendor.safetySettings)) throw invalid(`${path}.safetySettings`, 'must be an array');
+  // responseSchema / responseJsonSchema live here.
+  if (vendor.generationConfig !== undefined) checkSchemaLimits(vendor.generationConfig, `${path}.generationConfig`);
   camelChild(vendor, 'generationConfig', path);
   if (isObject(vendor.generationConfig)) camelChild(vendor.generationConfig, 'thinkingConfig', `${path}.generationConfig`);
   camelChild(vendor, 'toolConfig', path);
   if (isObject(vendor.toolConfig)) camelChild(vendor.toolConfig, 'functionCallingConfig', `${path}.toolConfig`);
   vendor.tools = (vendor.tools as unknown[] | undefined)?.map((tool, i) => {
     if (!isObject(tool)) throw invalid(`${path}.tools.${i}`, 'must be an object');
+    // A vendor tool carries function declarations (schemas) in any spelling: its whole tree is bounded.
+    checkSchemaLimits(tool, `${path}.tools.${i}`);
     const normalized = camelKeys(tool, `${path}.tools.${i}`);
     camelChild(normalized, 'computerUse', `${path}.tools.${i}`);
     if (isObject(normalized.computerUse)) {
@@ -762,6 +791,7 @@ function stopSequences(body: Json): string[] | undefined {
 /** Validates a Chat or Responses request and builds the Gemini request. Throws DomainError. */
 export function translateTextRequest(operation: TextOperation, rawBody: unknown): TranslatedTextRequest {
   if (!isObject(rawBody)) throw invalid('body', 'must be a JSON object');
+  checkBodyDepth(rawBody);
   const body = rawBody;
 
   if (body.model === undefined || body.model === null) throw invalid('model', 'is required');
@@ -843,6 +873,7 @@ export function translateTextRequest(operation: TextOperation, rawBody: unknown)
   // Tools.
   const declarations = functionDeclarations(body.tools, operation);
   const vendorTools = (vendor.tools as GeminiTool[] | undefined) ?? [];
+  checkDeclarationCount(declarations.length + vendorTools.reduce((n, tool) => n + (Array.isArray(tool.functionDeclarations) ? tool.functionDeclarations.length : 0), 0));
   const fcc = functionCallingConfig(body.tool_choice, declarations, declarations.length > 0 || vendorTools.length > 0);
 
   // Structured output.

@@ -10,10 +10,10 @@
  * `[sandbox:parallel=<n>]` (n parallel calls of the same function).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as yieldToEventLoop, setTimeout as sleep } from 'node:timers/promises';
 import { parseSandboxDirectives, stripSandboxDirectives } from '../sandbox/directives.js';
-import type { GeminiContent, GeminiPart, GeminiResponse, GeminiUsage, TextModelId } from './gemini-types.js';
-import { upstreamModelId } from './gemini-types.js';
+import type { GeminiContent, GeminiGenerationConfig, GeminiPart, GeminiResponse, GeminiUsage, TextModelId } from './gemini-types.js';
+import { MAX_OUTPUT_TOKENS, upstreamModelId } from './gemini-types.js';
 import { type TextCall, type TextProvider, TextUpstreamError } from './text-provider.js';
 
 const SIGNING_KEY = 'sandbox-text-thought-signature-v1';
@@ -36,14 +36,78 @@ function signatureMatches(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** A value valid for a (subset of) JSON schema, derived from a hint text. */
-export function sampleFromSchema(schema: unknown, hint: string, depth = 0): unknown {
-  if (!isObject(schema) || depth > 8) return hint;
-  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
-  if ('const' in schema) return schema.const;
+/** Thrown inside a generation when its output budget is spent. */
+class BudgetSpent extends Error {}
+
+/** Characters written between two yields to the event loop (a few milliseconds of work). */
+const YIELD_EVERY_CHARS = 16_384;
+
+/**
+ * Output text written up to a character budget: generation stops at the budget instead of
+ * building a value and cutting it afterwards. When a piece does not fit, what fits is kept (the
+ * cut-off prefix, as an upstream's output stops mid-token) and BudgetSpent is thrown.
+ */
+export class OutputBudget {
+  private readonly pieces: string[] = [];
+  private written = 0;
+  private sinceYield = 0;
+  spent = false;
+
+  constructor(readonly limit: number) {}
+
+  get remaining(): number {
+    return this.limit - this.written;
+  }
+
+  write(piece: string): void {
+    if (piece.length > this.remaining) {
+      this.pieces.push(piece.slice(0, this.remaining));
+      this.written = this.limit;
+      this.spent = true;
+      throw new BudgetSpent();
+    }
+    this.pieces.push(piece);
+    this.written += piece.length;
+    // Empty pieces still count: the work between two yields stays bounded.
+    this.sinceYield += piece.length + 1;
+  }
+
+  /** True once every YIELD_EVERY_CHARS: the generation then lets other requests run. */
+  dueForYield(): boolean {
+    if (this.sinceYield < YIELD_EVERY_CHARS) return false;
+    this.sinceYield = 0;
+    return true;
+  }
+
+  text(): string {
+    return this.pieces.join('');
+  }
+}
+
+/** A generation: synchronous steps that yield where the event loop may run. */
+type Generation = Generator<void, void, void>;
+
+/** Runs a generation to its end or to its budget, giving the event loop a turn between slices. */
+async function run(generation: Generation): Promise<void> {
+  try {
+    for (let step = generation.next(); !step.done; step = generation.next()) await yieldToEventLoop();
+  } catch (error) {
+    if (!(error instanceof BudgetSpent)) throw error;
+  }
+}
+
+/**
+ * Writes the JSON text of a value valid for a (subset of) JSON schema, derived from a hint
+ * text, into `out`; stops when its budget is spent.
+ */
+function* writeSample(schema: unknown, hint: string, out: OutputBudget, depth = 0): Generation {
+  if (out.dueForYield()) yield;
+  if (!isObject(schema) || depth > 8) return out.write(JSON.stringify(hint));
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) return out.write(JSON.stringify(schema.enum[0]) ?? 'null');
+  if ('const' in schema) return out.write(JSON.stringify(schema.const) ?? 'null');
   for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
     const options = schema[key];
-    if (Array.isArray(options) && options.length > 0) return sampleFromSchema(options[0], hint, depth + 1);
+    if (Array.isArray(options) && options.length > 0) return yield* writeSample(options[0], hint, out, depth + 1);
   }
   let type = schema.type;
   if (Array.isArray(type)) type = type.find((t) => t !== 'null') ?? 'null';
@@ -52,16 +116,24 @@ export function sampleFromSchema(schema: unknown, hint: string, depth = 0): unkn
   switch (type) {
     case 'object': {
       const properties = isObject(schema.properties) ? schema.properties : {};
-      const required = Array.isArray(schema.required) ? (schema.required as string[]) : Object.keys(properties);
-      const value: Json = {};
-      for (const name of required) value[name] = sampleFromSchema(properties[name], hint, depth + 1);
-      return value;
+      const required = Array.isArray(schema.required) ? (schema.required as unknown[]).map(String) : Object.keys(properties);
+      out.write('{');
+      for (let i = 0; i < required.length; i++) {
+        out.write(`${i > 0 ? ',' : ''}${JSON.stringify(required[i])}:`);
+        yield* writeSample(properties[required[i]!], hint, out, depth + 1);
+      }
+      return out.write('}');
     }
     case 'array': {
       const min = typeof schema.minItems === 'number' ? schema.minItems : 1;
       const max = typeof schema.maxItems === 'number' ? schema.maxItems : Math.max(min, 1);
       const count = Math.min(Math.max(min, 1), max);
-      return Array.from({ length: count }, () => sampleFromSchema(schema.items, hint, depth + 1));
+      out.write('[');
+      for (let i = 0; i < count; i++) {
+        if (i > 0) out.write(',');
+        yield* writeSample(schema.items, hint, out, depth + 1);
+      }
+      return out.write(']');
     }
     case 'integer':
     case 'number': {
@@ -69,23 +141,42 @@ export function sampleFromSchema(schema: unknown, hint: string, depth = 0): unkn
       const max = typeof schema.maximum === 'number' ? schema.maximum : undefined;
       let value = min ?? 1;
       if (max !== undefined && value > max) value = max;
-      return type === 'integer' ? Math.ceil(value) : value;
+      return out.write(JSON.stringify(type === 'integer' ? Math.ceil(value) : value));
     }
     case 'boolean':
-      return true;
+      return out.write('true');
     case 'null':
-      return null;
+      return out.write('null');
     default: {
-      if (schema.format === 'date') return '2026-01-01';
-      if (schema.format === 'date-time') return '2026-01-01T00:00:00Z';
-      if (schema.format === 'email') return 'sandbox@example.com';
-      if (schema.format === 'uri' || schema.format === 'url') return 'https://example.com/';
+      if (schema.format === 'date') return out.write('"2026-01-01"');
+      if (schema.format === 'date-time') return out.write('"2026-01-01T00:00:00Z"');
+      if (schema.format === 'email') return out.write('"sandbox@example.com"');
+      if (schema.format === 'uri' || schema.format === 'url') return out.write('"https://example.com/"');
       let text = hint || 'sandbox';
       if (typeof schema.maxLength === 'number') text = text.slice(0, schema.maxLength);
-      if (typeof schema.minLength === 'number') text = text.padEnd(schema.minLength, 'x');
-      return text;
+      const quoted = JSON.stringify(text);
+      out.write(quoted.slice(0, -1));
+      // Padding up to minLength is written in slices, never built whole first.
+      let padding = typeof schema.minLength === 'number' ? schema.minLength - text.length : 0;
+      while (padding > 0) {
+        const slice = Math.min(padding, YIELD_EVERY_CHARS);
+        out.write('x'.repeat(slice));
+        padding -= slice;
+        if (out.dueForYield()) yield;
+      }
+      return out.write('"');
     }
   }
+}
+
+/**
+ * The JSON text of a schema-valid value within `maxChars` characters; `complete` is false when
+ * the budget ran out first (then `json` is the cut-off prefix, as Gemini's output at MAX_TOKENS).
+ */
+export async function sampleJson(schema: unknown, hint: string, maxChars: number): Promise<{ json: string; complete: boolean }> {
+  const out = new OutputBudget(Math.max(0, maxChars));
+  await run(writeSample(schema, hint, out));
+  return { json: out.text(), complete: !out.spent };
 }
 
 const isToolResultContent = (content: GeminiContent) => content.role === 'user' && content.parts.length > 0 && content.parts.every((p) => p.functionResponse);
@@ -116,35 +207,85 @@ function mediaCount(contents: GeminiContent[]): number {
 
 const approxTokens = (chars: number) => Math.max(1, Math.ceil(chars / 4));
 
-/** JSON length of a request part with media bytes left out: media is counted per item (258 tokens), as Gemini does. */
-const charsWithoutMedia = (value: unknown): number =>
-  JSON.stringify(value ?? '', (key, child: unknown) => (key === 'inlineData' && child && typeof child === 'object' ? { mimeType: (child as { mimeType?: unknown }).mimeType } : child)).length;
+/** Characters of a visible output part, as the usage counts them (4 per token). */
+function outputChars(part: GeminiPart): number {
+  let chars = 0;
+  if (typeof part.text === 'string') chars += part.text.length;
+  if (part.functionCall) chars += JSON.stringify(part.functionCall).length;
+  if (part.executableCode) chars += part.executableCode.code.length;
+  if (part.codeExecutionResult) chars += part.codeExecutionResult.output?.length ?? 0;
+  return chars;
+}
+
+/** Writes a text that is already small (derived from a bounded part of the input). */
+// eslint-disable-next-line require-yield
+function* writeAll(out: OutputBudget, text: string): Generation {
+  out.write(text);
+}
+
+/** The answer to a turn of tool results, one result after the other until the budget is spent. */
+function* toolResultsAnswer(model: string, content: GeminiContent, out: OutputBudget): Generation {
+  const results = content.parts;
+  out.write(`Sandbox ${model} used ${results.length} tool result${results.length === 1 ? '' : 's'}: `);
+  for (let i = 0; i < results.length; i++) {
+    const fr = results[i]!.functionResponse!;
+    out.write(`${i > 0 ? '; ' : ''}${fr.name} returned ${JSON.stringify(fr.response)}`);
+    if (out.dueForYield()) yield;
+  }
+  out.write('.');
+}
+
+/**
+ * Characters of text in a request part, as a tokenizer reads it: string values, not JSON
+ * punctuation or keys, and no media bytes (media is counted per item, 258 tokens, as Gemini
+ * does). The hold's input estimate counts the same characters at 3 per token, so the sandbox's
+ * count (4 per token) never exceeds it.
+ */
+function textChars(value: unknown): number {
+  if (typeof value === 'string') return value.length;
+  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + textChars(item), 0);
+  if (!isObject(value)) return 0;
+  let chars = 0;
+  for (const [key, child] of Object.entries(value)) {
+    if (key !== 'inlineData' && key !== 'fileData' && key !== 'thoughtSignature') chars += textChars(child);
+  }
+  return chars;
+}
 
 interface Plan {
   parts: GeminiPart[];
   finishReason: string;
   promptTokens: number;
   thoughtsTokens: number;
-  /** Text parts are split into chunks for streaming. */
-  chunkTexts: string[];
+  /**
+   * Output tokens spent when the budget ran out (parts that did not fit whole were dropped, as
+   * Gemini drops a call cut at MAX_TOKENS, but their tokens were generated); else undefined and
+   * the parts are counted.
+   */
+  spentTokens?: number;
   delayMs: number;
+}
+
+/** An answer's output budget: thoughts first, the rest for the visible parts (Gemini counts both against maxOutputTokens). */
+interface Budget {
+  thoughtsTokens: number;
+  answerTokens: number;
 }
 
 export class SandboxTextProvider implements TextProvider {
   async generate(call: TextCall): Promise<GeminiResponse> {
-    const plan = this.plan(call);
+    const plan = await this.plan(call);
     if (plan.delayMs > 0) await sleep(plan.delayMs, undefined, { signal: call.signal });
-    const candidatesTokens = this.candidateTokens(plan.parts);
     return {
       candidates: [{ content: { role: 'model', parts: plan.parts }, finishReason: plan.finishReason, index: 0 }],
-      usageMetadata: this.usage(plan, candidatesTokens),
+      usageMetadata: this.usage(plan, plan.spentTokens ?? this.candidateTokens(plan.parts)),
       modelVersion: upstreamModelId(call.model),
       responseId: 'sandbox',
     };
   }
 
   async stream(call: TextCall): Promise<AsyncIterable<GeminiResponse>> {
-    const plan = this.plan(call);
+    const plan = await this.plan(call);
     const model = upstreamModelId(call.model);
     const chunks = this.chunks(plan);
     const usage = (candidates: number): GeminiUsage => this.usage(plan, candidates);
@@ -158,7 +299,7 @@ export class SandboxTextProvider implements TextProvider {
         produced = [...produced, ...chunks[i]!];
         yield {
           candidates: [{ content: { role: 'model', parts: chunks[i]! }, index: 0, ...(last ? { finishReason: plan.finishReason } : {}) }],
-          usageMetadata: usage(candidateTokens(produced)),
+          usageMetadata: usage(last && plan.spentTokens !== undefined ? plan.spentTokens : candidateTokens(produced)),
           modelVersion: model,
           responseId: 'sandbox',
         };
@@ -167,13 +308,7 @@ export class SandboxTextProvider implements TextProvider {
   }
 
   private candidateTokens(parts: GeminiPart[]): number {
-    let chars = 0;
-    for (const part of parts) {
-      if (typeof part.text === 'string') chars += part.text.length;
-      if (part.functionCall) chars += JSON.stringify(part.functionCall).length;
-      if (part.executableCode) chars += part.executableCode.code.length;
-      if (part.codeExecutionResult) chars += part.codeExecutionResult.output?.length ?? 0;
-    }
+    const chars = parts.reduce((sum, part) => sum + outputChars(part), 0);
     return chars === 0 ? 0 : approxTokens(chars);
   }
 
@@ -204,7 +339,16 @@ export class SandboxTextProvider implements TextProvider {
     return chunks;
   }
 
-  private plan(call: TextCall): Plan {
+  private budget(config: GeminiGenerationConfig): Budget {
+    const cap = Math.min(typeof config.maxOutputTokens === 'number' ? config.maxOutputTokens : MAX_OUTPUT_TOKENS, MAX_OUTPUT_TOKENS);
+    const level = config.thinkingConfig?.thinkingLevel?.toUpperCase();
+    const thinkingBudget = config.thinkingConfig?.thinkingBudget;
+    const thinking = level ? (THOUGHT_TOKENS[level] ?? 96) : typeof thinkingBudget === 'number' ? Math.max(0, Math.min(thinkingBudget, 256)) : 96;
+    const thoughtsTokens = Math.max(0, Math.min(cap, thinking));
+    return { thoughtsTokens, answerTokens: cap - thoughtsTokens };
+  }
+
+  private async plan(call: TextCall): Promise<Plan> {
     const { request, model } = call;
     const contents = request.contents;
     const allText = [textOf(request.systemInstruction?.parts), ...contents.map((c) => textOf(c.parts))].join(' ');
@@ -213,79 +357,93 @@ export class SandboxTextProvider implements TextProvider {
     this.checkSignatures(model, contents);
 
     const config = request.generationConfig ?? {};
-    const level = config.thinkingConfig?.thinkingLevel?.toUpperCase();
-    const budget = config.thinkingConfig?.thinkingBudget;
-    const cap = typeof config.maxOutputTokens === 'number' ? config.maxOutputTokens : Infinity;
-    // Gemini counts thoughts and the answer against maxOutputTokens together.
-    const thoughtsTokens = Math.min(cap, level ? (THOUGHT_TOKENS[level] ?? 96) : typeof budget === 'number' ? Math.max(0, Math.min(budget, 256)) : 96);
-    const promptTokens = approxTokens(charsWithoutMedia(contents) + charsWithoutMedia(request.systemInstruction) + charsWithoutMedia(request.tools)) + 258 * mediaCount(contents);
+    const budget = this.budget(config);
+    const promptTokens = approxTokens(textChars(contents) + textChars(request.systemInstruction) + textChars(request.tools)) + 258 * mediaCount(contents);
 
     const last = contents[contents.length - 1];
-    const turnStart = currentTurnStart(contents);
-    const userText = stripSandboxDirectives(textOf(contents[turnStart]?.parts)).trim();
+    const userText = stripSandboxDirectives(textOf(contents[currentTurnStart(contents)]?.parts)).trim();
     const declarations = (request.tools ?? []).flatMap((t) => t.functionDeclarations ?? []);
     const computerUse = (request.tools ?? []).find((t) => t.computerUse);
-    const codeExecution = (request.tools ?? []).some((t) => t.codeExecution);
     const fcc = request.toolConfig?.functionCallingConfig;
-    const mode = fcc?.mode ?? 'AUTO';
-    const toolsAllowed = mode !== 'NONE' && (declarations.length > 0 || computerUse !== undefined);
+    const toolsAllowed = (fcc?.mode ?? 'AUTO') !== 'NONE' && (declarations.length > 0 || computerUse !== undefined);
     const answeringToolResults = last ? isToolResultContent(last) : false;
 
-    const plan = (parts: GeminiPart[], finishReason = 'STOP'): Plan => ({ parts, finishReason, promptTokens, thoughtsTokens, chunkTexts: [], delayMs: directives.delayMs });
+    // Every visible part is written against one character budget: 4 characters per token, as counted.
+    const out = { charsLeft: budget.answerTokens * 4 };
+    const finish = (parts: GeminiPart[], spent = false): Plan => ({
+      parts,
+      finishReason: spent ? 'MAX_TOKENS' : 'STOP',
+      promptTokens,
+      thoughtsTokens: budget.thoughtsTokens,
+      ...(spent ? { spentTokens: budget.answerTokens } : {}),
+      delayMs: directives.delayMs,
+    });
 
     if (toolsAllowed && !answeringToolResults) {
       const allowed = fcc?.allowedFunctionNames;
       const declaration = declarations.find((d) => !allowed || allowed.includes(d.name));
       const name = declaration?.name ?? 'click_at';
-      const schema = declaration ? (declaration.parametersJsonSchema ?? declaration.parameters) : undefined;
+      const schema = declaration ? (declaration.parametersJsonSchema ?? declaration.parameters ?? { type: 'object' }) : undefined;
       const count = Math.max(1, Math.min(Number(PARALLEL.exec(allText)?.[1] ?? 1), 8));
       const parts: GeminiPart[] = [];
       for (let i = 0; i < count; i++) {
         const hint = count > 1 ? `${userText.slice(0, 40) || 'sandbox'} #${i + 1}` : userText.slice(0, 60) || 'sandbox';
-        const args = declaration ? (sampleFromSchema(schema ?? { type: 'object' }, hint) as Json) : { x: 500, y: 500 };
-        const functionCall = { id: `sbx${createHmac('sha256', SIGNING_KEY).update(`${hint}/${i}/${contents.length}`).digest('hex').slice(0, 12)}`, name, args };
+        const id = `sbx${createHmac('sha256', SIGNING_KEY).update(`${hint}/${i}/${contents.length}`).digest('hex').slice(0, 12)}`;
+        // The call's JSON around its arguments counts too; `{}` stands for the arguments.
+        const envelope = JSON.stringify({ id, name, args: {} }).length - 2;
+        const args = schema === undefined ? { json: '{"x":500,"y":500}', complete: true } : await sampleJson(schema, hint, out.charsLeft - envelope);
+        // A call cut by the budget is not returned (Gemini returns no half call): the turn ends at MAX_TOKENS.
+        if (!args.complete || envelope + args.json.length > out.charsLeft) return finish(parts, true);
+        out.charsLeft -= envelope + args.json.length;
+        const functionCall = { id, name, args: JSON.parse(args.json) as Json };
         const part: GeminiPart = { functionCall };
         // Gemini 3: only the first call of a parallel set carries the signature.
         if (i === 0) part.thoughtSignature = sandboxSignature(model, functionCall);
         parts.push(part);
       }
-      return plan(parts);
+      return finish(parts);
     }
 
-    let answer: string;
+    const parts: GeminiPart[] = [];
+    if ((request.tools ?? []).some((t) => t.codeExecution) && !answeringToolResults) {
+      const code: GeminiPart[] = [
+        { executableCode: { language: 'PYTHON', code: `print(len(${JSON.stringify(userText.slice(0, 40))}))` } },
+        { codeExecutionResult: { outcome: 'OUTCOME_OK', output: `${userText.slice(0, 40).length}\n` } },
+      ];
+      const chars = code.reduce((sum, part) => sum + outputChars(part), 0);
+      if (chars > out.charsLeft) return finish([], true);
+      out.charsLeft -= chars;
+      parts.push(...code);
+    }
+
+    const text = new OutputBudget(out.charsLeft);
     if (answeringToolResults) {
-      const results = last!.parts.map((p) => `${p.functionResponse!.name} returned ${JSON.stringify(p.functionResponse!.response)}`);
-      answer = `Sandbox ${model} used ${results.length} tool result${results.length === 1 ? '' : 's'}: ${results.join('; ')}.`;
+      await run(toolResultsAnswer(model, last!, text));
     } else if (config.responseMimeType === 'application/json') {
       const schema = config.responseJsonSchema ?? config.responseSchema;
-      answer = JSON.stringify(schema ? sampleFromSchema(schema, userText.slice(0, 60) || 'sandbox') : { answer: userText || 'sandbox' });
+      if (schema) await run(writeSample(schema, userText.slice(0, 60) || 'sandbox', text));
+      else await run(writeAll(text, JSON.stringify({ answer: userText.slice(0, text.limit) || 'sandbox' })));
     } else {
       const words = userText.split(/\s+/).filter(Boolean);
-      answer =
+      const answer =
         `Sandbox ${model} answer. You wrote ${words.length} word${words.length === 1 ? '' : 's'}` +
         (words.length ? `, starting with "${words.slice(0, 8).join(' ')}"` : '') +
         `. This reply is deterministic and derived from your input, streamed in several chunks.`;
+      await run(writeAll(text, answer));
     }
 
-    let finishReason = 'STOP';
+    let answer = text.text();
+    let stopped = false;
     for (const stop of config.stopSequences ?? []) {
       const at = answer.indexOf(stop);
-      if (at >= 0) answer = answer.slice(0, at);
-    }
-    const answerCap = cap - thoughtsTokens;
-    if (answer.length > 0 && (answerCap <= 0 || approxTokens(answer.length) > answerCap)) {
-      answer = answer.slice(0, Math.max(0, answerCap) * 4);
-      finishReason = 'MAX_TOKENS';
-    }
-    const parts: GeminiPart[] = [];
-    if (codeExecution && !answeringToolResults) {
-      parts.push(
-        { executableCode: { language: 'PYTHON', code: `print(len(${JSON.stringify(userText.slice(0, 40))}))` } },
-        { codeExecutionResult: { outcome: 'OUTCOME_OK', output: `${userText.slice(0, 40).length}\n` } },
-      );
+      if (at >= 0) {
+        answer = answer.slice(0, at);
+        stopped = true;
+      }
     }
     parts.push({ text: answer, thoughtSignature: sandboxSignature(model, { name: '#text', args: answer }) });
-    return plan(parts, finishReason);
+    // A stop sequence ends the answer before the budget does.
+    return finish(parts, text.spent && !stopped);
   }
 
   /** Gemini 3's rule: in every step of the current turn, the first functionCall part carries a valid signature. */
