@@ -1,25 +1,23 @@
 import { BullRegistrar } from '@nestjs/bullmq';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { AppConfig } from '../config/app-config.js';
-import { PeriodicTasks } from './periodic-tasks.js';
-import { JobName, QueueName } from './queue-names.js';
-import { Queues } from './queues.js';
+import { PeriodicScheduler } from './periodic-scheduler.js';
 import { REDIS } from './redis.provider.js';
 
 /**
- * Starts workers only where APP_ROLE asks for them, schedules the periodic tasks, runs the
- * boot-time ones (the reconciler), and warns when Redis may evict queue data.
+ * Starts workers only where APP_ROLE asks for them, schedules the periodic tasks (and keeps
+ * them scheduled), runs the boot-time ones (the reconciler), and warns when Redis may evict
+ * queue data.
  */
 @Injectable()
-export class QueueLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
+export class QueueLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger(QueueLifecycle.name);
 
   constructor(
     private readonly config: AppConfig,
     private readonly registrar: BullRegistrar,
-    private readonly tasks: PeriodicTasks,
-    private readonly queues: Queues,
+    private readonly scheduler: PeriodicScheduler,
     @Inject(REDIS) private readonly redis: Redis,
   ) {}
 
@@ -27,18 +25,13 @@ export class QueueLifecycle implements OnApplicationBootstrap, OnApplicationShut
     await this.warnOnEvictionPolicy();
     if (!this.config.runsWorkers) return;
     this.registrar.register();
-    const maintenance = this.queues.get(QueueName.Maintenance);
-    for (const task of this.tasks.all()) {
-      await maintenance.upsertJobScheduler(
-        `periodic:${task.name}`,
-        { every: task.intervalMs },
-        { name: JobName.PeriodicTask, data: { task: task.name }, opts: { removeOnComplete: 100, removeOnFail: 100 } },
-      );
-    }
-    for (const task of this.tasks.all().filter((t) => t.runOnBoot)) {
-      // Failures are logged, not fatal: the scheduler runs the task again soon.
-      await task.run().catch((error: unknown) => this.logger.error(`boot run of ${task.name} failed: ${String(error)}`));
-    }
+    await this.scheduler.schedule();
+    this.scheduler.startWatching();
+  }
+
+  /** Before the queues close (their onApplicationShutdown), so no check runs on a closed connection. */
+  beforeApplicationShutdown(): void {
+    this.scheduler.stopWatching();
   }
 
   async onApplicationShutdown(): Promise<void> {

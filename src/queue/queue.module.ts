@@ -3,6 +3,7 @@ import { type DynamicModule, Global, Module, type OnModuleInit } from '@nestjs/c
 import { AppConfig } from '../config/app-config.js';
 import { Metrics } from '../modules/health/metrics.service.js';
 import { MaintenanceProcessor } from './maintenance.processor.js';
+import { PeriodicScheduler } from './periodic-scheduler.js';
 import { PeriodicTasks } from './periodic-tasks.js';
 import { QueueLifecycle } from './queue-lifecycle.js';
 import { ALL_QUEUES } from './queue-names.js';
@@ -36,7 +37,7 @@ export class QueueModule implements OnModuleInit {
         }),
         BullModule.registerQueue(...ALL_QUEUES.map((name) => ({ name }))),
       ],
-      providers: [PeriodicTasks, Queues, WorkReconciler, MaintenanceProcessor, QueueLifecycle, redisProvider],
+      providers: [PeriodicTasks, PeriodicScheduler, Queues, WorkReconciler, MaintenanceProcessor, QueueLifecycle, redisProvider],
       exports: [BullModule, PeriodicTasks, Queues, WorkReconciler, REDIS],
     };
   }
