@@ -1,14 +1,18 @@
-import { BullRegistrar } from '@nestjs/bullmq';
+import { BullRegistrar, WorkerHost } from '@nestjs/bullmq';
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { DiscoveryService } from '@nestjs/core';
 import type { Redis } from 'ioredis';
 import { AppConfig } from '../config/app-config.js';
 import { PeriodicScheduler } from './periodic-scheduler.js';
+import { ALL_QUEUES } from './queue-names.js';
+import { Queues } from './queues.js';
+import { logErrorsQuietly } from './redis-error-log.js';
 import { REDIS } from './redis.provider.js';
 
 /**
  * Starts workers only where APP_ROLE asks for them, schedules the periodic tasks (and keeps
- * them scheduled), runs the boot-time ones (the reconciler), and warns when Redis may evict
- * queue data.
+ * them scheduled), runs the boot-time ones (the reconciler), warns when Redis may evict queue
+ * data, and routes the queues' and workers' connection errors to the log, quietly.
  */
 @Injectable()
 export class QueueLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
@@ -18,13 +22,19 @@ export class QueueLifecycle implements OnApplicationBootstrap, BeforeApplication
     private readonly config: AppConfig,
     private readonly registrar: BullRegistrar,
     private readonly scheduler: PeriodicScheduler,
+    private readonly queues: Queues,
+    private readonly discovery: DiscoveryService,
     @Inject(REDIS) private readonly redis: Redis,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    for (const name of ALL_QUEUES) logErrorsQuietly(this.queues.get(name), `queue ${name}`, this.logger);
     await this.warnOnEvictionPolicy();
     if (!this.config.runsWorkers) return;
     this.registrar.register();
+    for (const { instance } of this.discovery.getProviders()) {
+      if (instance instanceof WorkerHost) logErrorsQuietly(instance.worker, `worker of queue ${instance.worker.name}`, this.logger);
+    }
     await this.scheduler.schedule();
     this.scheduler.startWatching();
   }

@@ -1,5 +1,6 @@
 import { BullModule } from '@nestjs/bullmq';
 import { type DynamicModule, Global, Module, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { AppConfig } from '../config/app-config.js';
 import { Metrics } from '../modules/health/metrics.service.js';
 import { MaintenanceProcessor } from './maintenance.processor.js';
@@ -30,6 +31,7 @@ export class QueueModule implements OnModuleInit {
     return {
       module: QueueModule,
       imports: [
+        DiscoveryModule,
         BullModule.forRoot({
           connection: { url: config.env.REDIS_URL, maxRetriesPerRequest: null },
           prefix: config.env.QUEUE_PREFIX,
