@@ -35,21 +35,6 @@ export class PeriodicScheduler {
   }
 
   /**
-   * Registers again the schedulers Redis lost; returns the names of their tasks. A new `every`
-   * scheduler runs its first job at once, so the reconciler re-enqueues pending work now (on one
-   * worker: when several register it, the later upserts keep that first job's slot).
-   */
-  async restoreLost(): Promise<string[]> {
-    const maintenance = this.queues.get(QueueName.Maintenance);
-    const lost: PeriodicTask[] = [];
-    for (const task of this.tasks.all()) if (!(await maintenance.getJobScheduler(schedulerId(task)))) lost.push(task);
-    if (lost.length === 0) return [];
-    this.logger.warn(`job schedulers missing from Redis (flushed or restarted?), registering them again: ${lost.map((t) => t.name).join(', ')}`);
-    await this.register(lost);
-    return lost.map((t) => t.name);
-  }
-
-  /**
    * Checks the schedulers twice per reconcile interval, so lost schedulers and work are back
    * within one interval whenever Redis lost them. The timer lives in this process, not in
    * Redis, and the next check is armed only when the previous one ended: while Redis is down
@@ -86,6 +71,20 @@ export class PeriodicScheduler {
     } finally {
       this.armNextCheck();
     }
+  }
+
+  /**
+   * Registers again the schedulers Redis lost. A new `every` scheduler runs its first job at once,
+   * so the reconciler re-enqueues pending work now (on one worker: when several register it, the
+   * later upserts keep that first job's slot).
+   */
+  private async restoreLost(): Promise<void> {
+    const maintenance = this.queues.get(QueueName.Maintenance);
+    const lost: PeriodicTask[] = [];
+    for (const task of this.tasks.all()) if (!(await maintenance.getJobScheduler(schedulerId(task)))) lost.push(task);
+    if (lost.length === 0) return;
+    this.logger.warn(`job schedulers missing from Redis (flushed or restarted?), registering them again: ${lost.map((t) => t.name).join(', ')}`);
+    await this.register(lost);
   }
 
   private async register(tasks: PeriodicTask[]): Promise<void> {

@@ -143,6 +143,7 @@ describe('Redis loses the queue keys with video tasks in flight: recovery withou
       // Nothing is restarted: the running app must notice the loss on its own.
       await awaitRecovery(ids, schedulers, flushedAt, 'flush');
       await assertEachChargedOnce(account, ids);
+      console.log(`[redis-flush-recovery] flush: all ${ids.length} tasks succeeded ${Date.now() - flushedAt} ms after the flush (generation delay ${GENERATION_DELAY_MS} ms)`);
     });
     assert.deepEqual(printed, [], 'errors of jobs lost mid-run go to the log, not to stderr');
   });
@@ -162,6 +163,7 @@ describe('Redis loses the queue keys with video tasks in flight: recovery withou
 
       await awaitRecovery(ids, schedulers, restoredAt, 'outage, then empty Redis');
       await assertEachChargedOnce(account, ids);
+      console.log(`[redis-flush-recovery] outage: all ${ids.length} tasks succeeded ${Date.now() - restoredAt} ms after Redis was back`);
     });
     // Each connection's failed reconnects went to the log, at most once a minute each.
     assert.deepEqual(printed, [], 'no stack trace per reconnect attempt on stderr');
