@@ -1,44 +1,47 @@
-import { BullRegistrar } from '@nestjs/bullmq';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { BullRegistrar, WorkerHost } from '@nestjs/bullmq';
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { DiscoveryService } from '@nestjs/core';
 import type { Redis } from 'ioredis';
 import { AppConfig } from '../config/app-config.js';
-import { PeriodicTasks } from './periodic-tasks.js';
-import { JobName, QueueName } from './queue-names.js';
+import { PeriodicScheduler } from './periodic-scheduler.js';
+import { ALL_QUEUES } from './queue-names.js';
 import { Queues } from './queues.js';
+import { logErrorsQuietly } from './redis-error-log.js';
 import { REDIS } from './redis.provider.js';
 
 /**
- * Starts workers only where APP_ROLE asks for them, schedules the periodic tasks, runs the
- * boot-time ones (the reconciler), and warns when Redis may evict queue data.
+ * Starts workers only where APP_ROLE asks for them, schedules the periodic tasks (and keeps
+ * them scheduled), runs the boot-time ones (the reconciler), warns when Redis may evict queue
+ * data, and routes the queues' and workers' connection errors to the log, quietly.
  */
 @Injectable()
-export class QueueLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
+export class QueueLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger(QueueLifecycle.name);
 
   constructor(
     private readonly config: AppConfig,
     private readonly registrar: BullRegistrar,
-    private readonly tasks: PeriodicTasks,
+    private readonly scheduler: PeriodicScheduler,
     private readonly queues: Queues,
+    private readonly discovery: DiscoveryService,
     @Inject(REDIS) private readonly redis: Redis,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    for (const name of ALL_QUEUES) logErrorsQuietly(this.queues.get(name), `queue ${name}`, this.logger);
     await this.warnOnEvictionPolicy();
     if (!this.config.runsWorkers) return;
     this.registrar.register();
-    const maintenance = this.queues.get(QueueName.Maintenance);
-    for (const task of this.tasks.all()) {
-      await maintenance.upsertJobScheduler(
-        `periodic:${task.name}`,
-        { every: task.intervalMs },
-        { name: JobName.PeriodicTask, data: { task: task.name }, opts: { removeOnComplete: 100, removeOnFail: 100 } },
-      );
+    for (const { instance } of this.discovery.getProviders()) {
+      if (instance instanceof WorkerHost) logErrorsQuietly(instance.worker, `worker of queue ${instance.worker.name}`, this.logger);
     }
-    for (const task of this.tasks.all().filter((t) => t.runOnBoot)) {
-      // Failures are logged, not fatal: the scheduler runs the task again soon.
-      await task.run().catch((error: unknown) => this.logger.error(`boot run of ${task.name} failed: ${String(error)}`));
-    }
+    await this.scheduler.schedule();
+    this.scheduler.startWatching();
+  }
+
+  /** Before the queues close (their onApplicationShutdown), so no check runs on a closed connection. */
+  beforeApplicationShutdown(): void {
+    this.scheduler.stopWatching();
   }
 
   async onApplicationShutdown(): Promise<void> {

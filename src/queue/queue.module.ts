@@ -1,8 +1,10 @@
 import { BullModule } from '@nestjs/bullmq';
 import { type DynamicModule, Global, Module, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { AppConfig } from '../config/app-config.js';
 import { Metrics } from '../modules/health/metrics.service.js';
 import { MaintenanceProcessor } from './maintenance.processor.js';
+import { PeriodicScheduler } from './periodic-scheduler.js';
 import { PeriodicTasks } from './periodic-tasks.js';
 import { QueueLifecycle } from './queue-lifecycle.js';
 import { ALL_QUEUES } from './queue-names.js';
@@ -29,6 +31,7 @@ export class QueueModule implements OnModuleInit {
     return {
       module: QueueModule,
       imports: [
+        DiscoveryModule,
         BullModule.forRoot({
           connection: { url: config.env.REDIS_URL, maxRetriesPerRequest: null },
           prefix: config.env.QUEUE_PREFIX,
@@ -36,7 +39,7 @@ export class QueueModule implements OnModuleInit {
         }),
         BullModule.registerQueue(...ALL_QUEUES.map((name) => ({ name }))),
       ],
-      providers: [PeriodicTasks, Queues, WorkReconciler, MaintenanceProcessor, QueueLifecycle, redisProvider],
+      providers: [PeriodicTasks, PeriodicScheduler, Queues, WorkReconciler, MaintenanceProcessor, QueueLifecycle, redisProvider],
       exports: [BullModule, PeriodicTasks, Queues, WorkReconciler, REDIS],
     };
   }
