@@ -4,8 +4,9 @@
  * it recursively, so the translation overflowed the stack and the client got a 500 instead of
  * a clear 400, on both operations.
  *
- * What must hold, with the official `openai` SDK: 400 `text.invalid_field` naming the limit,
- * before any hold.
+ * What must hold, with the official `openai` SDK: 400 `text.invalid_field` naming the limit for
+ * JSON carried in strings (tool results, call arguments), 400 `request.too_deep` for the body
+ * itself, before any hold.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -64,7 +65,9 @@ describe('reliability: a deeply nested text request body', () => {
       assert.equal(error.code, 'text.invalid_field', label);
       assert.match(error.message, /nested deeper than 100 levels/, label);
     }
-    // Nesting in the body itself (an ignored field here): the SDK cannot even serialize it, a raw client can.
+    // Nesting in the body itself (an ignored field here): the SDK cannot even serialize it, a raw
+    // client can. The platform's depth limit (REQUEST_MAX_DEPTH, 64) refuses it before parsing;
+    // the text translation's own limit (100) stays behind it for a deployment that raises it.
     const raw = await t.request('/api/svc/v1/chat/completions', {
       method: 'POST',
       key: account.key,
@@ -72,7 +75,7 @@ describe('reliability: a deeply nested text request body', () => {
       body: `{"model":"vendor-3.8-flash","messages":[{"role":"user","content":"hi"}],"metadata":${deep}}`,
     });
     assert.equal(raw.status, 400);
-    assert.deepEqual(await raw.json(), { error: { code: 'text.invalid_field', message: 'body: nested deeper than 100 levels' } });
+    assert.deepEqual(await raw.json(), { error: { code: 'request.too_deep', message: 'request body nests objects and arrays deeper than 64 levels' } });
     assert.deepEqual(await textHolds(t, account.workspaceId), []);
   });
 });
