@@ -66,7 +66,7 @@ export class MediaService {
     private readonly config: AppConfig,
   ) {}
 
-  /** Writes the object and its row; resolves once the bytes are durable on disk. */
+  /** Writes the object and its row; resolves once the bytes are durable in the store. */
   async store(input: StoreMediaInput): Promise<StoredMedia> {
     assertValidMediaKey(input.key);
     if (!CONTENT_TYPE.test(input.contentType)) throw new Error(`invalid media content type ${JSON.stringify(input.contentType)}`);
@@ -74,7 +74,7 @@ export class MediaService {
     if (expiresAt && Number.isNaN(expiresAt.getTime())) throw new Error('media expiresAt is an invalid date');
     if (input.publicLink && !expiresAt) throw new Error('a media object with a public link needs expiresAt (public links must end)');
 
-    // The slow part (receiving the bytes) happens outside the lock; publishing is one rename.
+    // The slow part (receiving the bytes) happens outside the lock; publishing is one step (a rename on disk, a copy on S3).
     const staged = await this.storage.stage(input.key, input.body);
     try {
       await this.objects.withKeyLock(input.key, async (tx) => {
@@ -90,7 +90,7 @@ export class MediaService {
           },
           tx,
         );
-        // Published last, inside the transaction: if the rename fails the row change rolls back.
+        // Published last, inside the transaction: if publishing fails the row change rolls back.
         await staged.commit();
       });
     } finally {

@@ -49,6 +49,7 @@ export interface S3MediaStorageOptions {
 /** Staged writes live under this prefix; no media key can start with it (no segment starts with a dot). */
 const STAGING_PREFIX = '.staging/';
 const DEFAULT_PART_SIZE = 8 * 1024 * 1024;
+const STORE_SOCKETS = 1024;
 
 const statusOf = (error: unknown): number | undefined => (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
 /** S3 sends ETags quoted; ours are quoted by the media route. */
@@ -80,6 +81,10 @@ export class S3MediaStorage extends MediaStorage implements OnModuleDestroy {
       // streaming checksum trailers the SDK adds by default.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
+      // Each download served through the service holds a socket for its whole length: the SDK's
+      // default of 50 sockets would queue the 51st viewer. No idle timeout on the socket either:
+      // a paused player legitimately stops reading for minutes.
+      requestHandler: { connectionTimeout: 5_000, httpAgent: { keepAlive: true, maxSockets: STORE_SOCKETS }, httpsAgent: { keepAlive: true, maxSockets: STORE_SOCKETS } },
     } as const;
     this.client = new S3Client({ ...clientConfig, endpoint: options.endpoint });
     // Presigning makes no request: a second client only to name the public endpoint in links.
