@@ -8,7 +8,7 @@ import { BillingModule } from './modules/billing/billing.module.js';
 import { HealthModule } from './modules/health/health.module.js';
 import { MetricsModule } from './modules/health/metrics.module.js';
 import { IdentityModule } from './modules/identity/identity.module.js';
-import { MediaModule } from './modules/media/media.module.js';
+import { MediaModule, type MediaModuleOptions } from './modules/media/media.module.js';
 import { ProvidersModule } from './modules/providers/providers.module.js';
 import { VideoModule } from './modules/video/video.module.js';
 import { TextModule } from './modules/text/text.module.js';
@@ -19,6 +19,8 @@ export interface AppModuleOptions {
   clock?: Clock;
   /** Extra modules (tests register sample work sources this way). */
   imports?: DynamicModule['imports'];
+  /** Media options, e.g. a MediaStorage of your own instead of the configured driver. */
+  media?: MediaModuleOptions;
 }
 
 @Module({})
@@ -34,7 +36,7 @@ export class AppModule {
         ProvidersModule,
         IdentityModule,
         BillingModule,
-        MediaModule,
+        MediaModule.forRoot(options.media),
         AdminModule,
         HealthModule,
         VideoModule,

@@ -31,4 +31,20 @@ describe('configuration: validated once, every problem named', () => {
   it('treats an empty value as unset (so `.env.example` copied as is works)', () => {
     assert.equal(validateEnvironment({ GEMINI_API_KEY: '', OUTBOUND_EXTRA_CA_FILE: '' }).GEMINI_API_KEY, undefined);
   });
+
+  it('asks for the S3 settings only when MEDIA_DRIVER=s3, and says which one is missing', () => {
+    assert.equal(validateEnvironment({}).MEDIA_DRIVER, 'local');
+    assert.throws(
+      () => validateEnvironment({ MEDIA_DRIVER: 's3' }),
+      (error: Error) => /- MEDIA_S3_BUCKET: MEDIA_S3_BUCKET is required when MEDIA_DRIVER=s3/.test(error.message),
+    );
+    assert.throws(
+      () => validateEnvironment({ MEDIA_DRIVER: 's3', MEDIA_S3_BUCKET: 'media', MEDIA_S3_ACCESS_KEY_ID: 'id', MEDIA_S3_KEY_PREFIX: 'svc' }),
+      (error: Error) => /MEDIA_S3_SECRET_ACCESS_KEY is required/.test(error.message) && /- MEDIA_S3_KEY_PREFIX: /.test(error.message),
+    );
+    const env = validateEnvironment({ MEDIA_DRIVER: 's3', MEDIA_S3_BUCKET: 'media', MEDIA_S3_ENDPOINT: 'http://minio:9000', MEDIA_S3_KEY_PREFIX: 'svc/prod/' });
+    assert.equal(env.MEDIA_S3_REGION, 'us-east-1');
+    assert.equal(env.MEDIA_S3_PRESIGNED_LINKS, false);
+    assert.equal(env.MEDIA_S3_KEY_PREFIX, 'svc/prod/');
+  });
 });

@@ -69,8 +69,47 @@ export class EnvironmentVariables {
   @IsString() @MinLength(16)
   ADMIN_TOKEN = 'local-admin-token-change-me';
 
+  /** Where media bytes live: `local` (MEDIA_DIR) or `s3` (the MEDIA_S3_* bucket, shared by every host). */
+  @IsIn(['local', 's3'])
+  MEDIA_DRIVER: 'local' | 's3' = 'local';
+
   @IsString()
   MEDIA_DIR = './media';
+
+  @ValidateIf((env: EnvironmentVariables) => env.MEDIA_DRIVER === 's3')
+  @IsString({ message: 'MEDIA_S3_BUCKET is required when MEDIA_DRIVER=s3' })
+  MEDIA_S3_BUCKET?: string;
+
+  @IsString()
+  MEDIA_S3_REGION = 'us-east-1';
+
+  /** An S3-compatible server (MinIO, …); unset: AWS. */
+  @IsOptional() @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  MEDIA_S3_ENDPOINT?: string;
+
+  @Transform(toBool) @IsBoolean()
+  MEDIA_S3_FORCE_PATH_STYLE = false;
+
+  /** Both or neither; neither: the AWS SDK's default credential chain (instance or task role). */
+  @ValidateIf((env: EnvironmentVariables) => env.MEDIA_S3_SECRET_ACCESS_KEY !== undefined)
+  @IsString({ message: 'MEDIA_S3_ACCESS_KEY_ID is required when MEDIA_S3_SECRET_ACCESS_KEY is set' })
+  MEDIA_S3_ACCESS_KEY_ID?: string;
+
+  @ValidateIf((env: EnvironmentVariables) => env.MEDIA_S3_ACCESS_KEY_ID !== undefined)
+  @IsString({ message: 'MEDIA_S3_SECRET_ACCESS_KEY is required when MEDIA_S3_ACCESS_KEY_ID is set' })
+  MEDIA_S3_SECRET_ACCESS_KEY?: string;
+
+  /** Prepended to every object key (empty, or folders each ending in `/`), so deployments can share a bucket. */
+  @Matches(/^([A-Za-z0-9_:-][A-Za-z0-9._:-]*\/)*$/, { message: 'MEDIA_S3_KEY_PREFIX must be empty or folders each ending in "/" (e.g. svc/)' })
+  MEDIA_S3_KEY_PREFIX = '';
+
+  /** Video and audio links are presigned S3 GET URLs instead of the service's own signed `/media` links. */
+  @Transform(toBool) @IsBoolean()
+  MEDIA_S3_PRESIGNED_LINKS = false;
+
+  /** Endpoint named in presigned links when clients reach the store elsewhere than MEDIA_S3_ENDPOINT. */
+  @IsOptional() @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  MEDIA_S3_PUBLIC_ENDPOINT?: string;
 
   @IsString() @MinLength(32)
   MEDIA_SIGNING_KEY = 'local-media-signing-key-change-me-0123456789';

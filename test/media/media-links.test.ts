@@ -392,4 +392,28 @@ describe('media links (signed and public), ranges and retention', () => {
       await assert.rejects(media.store({ key: newKey(), body: HUNDRED, contentType: 'image/png', publicLink: true }), /expiresAt/);
     });
   });
+
+  describe('temporary local copies (withLocalFile)', () => {
+    it('hand a tool a file with the stored bytes, and remove it once the tool is done (even when it fails)', async () => {
+      const { key } = await storeHundred();
+      let copy = '';
+      const size = await media.withLocalFile(key, async (path) => {
+        copy = path;
+        assert.notEqual(path, fileOf(key)); // a copy, never the stored file itself
+        assert.deepEqual(readFileSync(path), HUNDRED);
+        return HUNDRED.length;
+      });
+      assert.equal(size, 100);
+      assert.equal(existsSync(copy), false);
+      await assert.rejects(
+        media.withLocalFile(key, async (path) => {
+          copy = path;
+          throw new Error('tool crashed');
+        }),
+        /tool crashed/,
+      );
+      assert.equal(existsSync(copy), false);
+      await assert.rejects(media.withLocalFile(newKey(), () => Promise.resolve()), MediaNotFoundError);
+    });
+  });
 });

@@ -86,7 +86,7 @@ export async function bootTestApp(options: TestAppOptions = {}): Promise<TestApp
   env.PORT = String(port);
   env.PUBLIC_BASE_URL ??= `http://127.0.0.1:${port}`;
   const config = AppConfig.from(env);
-  const app = await createApp(config, { clock: options.clock, imports: options.imports });
+  const app = await createApp(config, { clock: options.clock, imports: options.imports, media: options.media });
   await options.beforeListen?.(app);
   await app.listen({ port, host: '127.0.0.1' });
   const baseUrl = `http://127.0.0.1:${port}`;

@@ -2,10 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { constants, createWriteStream } from 'node:fs';
 import { copyFile, type FileHandle, mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
-import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { assertValidMediaKey } from './media-key.js';
-import { type ByteSpan, type MediaBody, type MediaReadHandle, type MediaStat, MediaStorage, type StagedMediaWrite } from './media-storage.js';
+import { type ByteSpan, isStreamBody, type MediaBody, type MediaReadHandle, type MediaStat, MediaStorage, type StagedMediaWrite } from './media-storage.js';
 
 /** Staged writes live here, on the same filesystem as the objects so publishing is one rename. */
 const STAGING_DIR = '.tmp';
@@ -38,7 +37,8 @@ export class LocalDiskMediaStorage extends MediaStorage {
     this.stagingDir = join(root, STAGING_DIR);
   }
 
-  localPath(key: string): string {
+  /** `<root>/<key>`: the file of an object. */
+  private pathOf(key: string): string {
     assertValidMediaKey(key);
     const path = join(this.root, ...key.split('/'));
     // Defence in depth: the key rules already make this impossible.
@@ -47,7 +47,7 @@ export class LocalDiskMediaStorage extends MediaStorage {
   }
 
   async stage(key: string, body: MediaBody): Promise<StagedMediaWrite> {
-    const target = this.localPath(key);
+    const target = this.pathOf(key);
     await mkdir(this.stagingDir, { recursive: true });
     const temp = join(this.stagingDir, `${randomUUID()}.part`);
     let bytes: number;
@@ -77,9 +77,9 @@ export class LocalDiskMediaStorage extends MediaStorage {
   private async writeDurably(path: string, body: MediaBody): Promise<number> {
     if (Buffer.isBuffer(body)) {
       await writeFile(path, body, { flag: 'wx', mode: 0o644 });
-    } else if (body instanceof Readable || typeof (body as { pipe?: unknown }).pipe === 'function') {
+    } else if (isStreamBody(body)) {
       // Streamed chunk by chunk: a large upstream download is never held in memory.
-      await pipeline(body as Readable, createWriteStream(path, { flags: 'wx', mode: 0o644 }));
+      await pipeline(body, createWriteStream(path, { flags: 'wx', mode: 0o644 }));
     } else {
       await copyFile((body as { path: string }).path, path, constants.COPYFILE_EXCL);
     }
@@ -94,7 +94,7 @@ export class LocalDiskMediaStorage extends MediaStorage {
   }
 
   async open(key: string): Promise<MediaReadHandle | null> {
-    const path = this.localPath(key);
+    const path = this.pathOf(key);
     let handle: FileHandle;
     try {
       handle = await open(path, 'r');
@@ -133,7 +133,7 @@ export class LocalDiskMediaStorage extends MediaStorage {
 
   async stat(key: string): Promise<MediaStat | null> {
     try {
-      const info = await stat(this.localPath(key));
+      const info = await stat(this.pathOf(key));
       return info.isFile() ? { bytes: info.size, version: versionOf(info) } : null;
     } catch (error) {
       if (isMissing(error)) return null;
@@ -142,7 +142,7 @@ export class LocalDiskMediaStorage extends MediaStorage {
   }
 
   async delete(key: string): Promise<boolean> {
-    const path = this.localPath(key);
+    const path = this.pathOf(key);
     const existed = (await this.stat(key)) !== null;
     await rm(path, { force: true });
     return existed;

@@ -30,8 +30,8 @@ const headerOf = (request: FastifyRequest, name: string): string | undefined => 
 
 /**
  * Answers the media routes: checks the link, finds a live object, and serves its bytes with
- * HEAD, single-range and conditional-request support. The bytes are streamed from one open
- * file, so the length announced is the length sent even if the key is replaced meanwhile.
+ * HEAD, single-range and conditional-request support. The bytes are streamed from one read
+ * handle, so the length announced is the length sent even if the key is replaced meanwhile.
  */
 @Injectable()
 export class MediaDelivery {
@@ -114,7 +114,7 @@ export class MediaDelivery {
         void reply.send();
         return;
       }
-      // Not awaited: the stream owns the file from here and closes it however the response ends.
+      // Not awaited: the stream owns the handle from here and releases it however the response ends.
       void reply.send(handle.stream(span));
     } catch (error) {
       await handle.close();

@@ -1,7 +1,20 @@
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 
 /** What a store call may hand over: bytes in memory, a stream (never buffered whole), or a file to copy. */
 export type MediaBody = Buffer | Readable | { path: string };
+
+/** True for a stream body (any readable with `pipe`, not only node:stream's own class). */
+export function isStreamBody(body: MediaBody): body is Readable {
+  return body instanceof Readable || typeof (body as { pipe?: unknown }).pipe === 'function';
+}
+
+/** A read could not be served from the version `open()` announced: the object was replaced or deleted meanwhile. */
+export class MediaChangedWhileReadingError extends Error {
+  constructor(key: string) {
+    super(`media ${key} was replaced or deleted while it was being read`);
+    this.name = 'MediaChangedWhileReadingError';
+  }
+}
 
 export interface MediaStat {
   bytes: number;
@@ -17,14 +30,22 @@ export interface ByteSpan {
 
 /**
  * An object opened for reading: size and version are those of the bytes `stream()` yields,
- * even when the key is replaced meanwhile. Call `stream()` once or `close()`.
+ * even when the key is replaced meanwhile — or, for a driver that cannot keep a replaced version
+ * readable (an unversioned bucket), the stream fails with MediaChangedWhileReadingError: it never
+ * mixes versions. Call `stream()` once or `close()`.
  */
 export interface MediaReadHandle extends MediaStat {
   stream(span?: ByteSpan): Readable;
   close(): Promise<void>;
 }
 
-/** A write whose bytes are durable but not yet visible under the key. */
+export interface DirectLinkOptions {
+  expiresInSeconds: number;
+  /** The Content-Type the link must answer with. */
+  contentType: string;
+}
+
+/** A write whose bytes are durable but not yet visible under the key. Callers `discard()` it in a `finally`. */
 export interface StagedMediaWrite {
   readonly bytes: number;
   /** Makes the bytes visible under the key in one atomic step (replacing what was there). */
@@ -55,9 +76,6 @@ export abstract class MediaStorage {
   /** Opens the object, or null when there is none. */
   abstract open(key: string): Promise<MediaReadHandle | null>;
 
-  /** A local file path for tools that need one (ffmpeg), or null when the driver has none. */
-  abstract localPath(key: string): string | null;
-
   abstract stat(key: string): Promise<MediaStat | null>;
 
   /** Removes the object; true when there was one. Missing objects are not an error. */
@@ -69,4 +87,12 @@ export abstract class MediaStorage {
    * injectable Clock: a test moving the Clock must not make a write in flight look abandoned.
    */
   abstract cleanupStaged(olderThanMs: number): Promise<number>;
+
+  /**
+   * A link clients fetch the bytes from directly (a presigned store URL), valid `expiresInSeconds`,
+   * or null when the service serves the bytes itself through its signed `/media` links (the default).
+   */
+  directLink(_key: string, _options: DirectLinkOptions): Promise<string | null> {
+    return Promise.resolve(null);
+  }
 }

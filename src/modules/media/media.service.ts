@@ -1,6 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { Clock } from '../../../libs/common/index.js';
 import { AppConfig } from '../../config/app-config.js';
 import { MediaNotFoundError } from './media-errors.js';
@@ -61,7 +66,7 @@ export class MediaService {
     private readonly config: AppConfig,
   ) {}
 
-  /** Writes the object and its row; resolves once the bytes are durable on disk. */
+  /** Writes the object and its row; resolves once the bytes are durable in the store. */
   async store(input: StoreMediaInput): Promise<StoredMedia> {
     assertValidMediaKey(input.key);
     if (!CONTENT_TYPE.test(input.contentType)) throw new Error(`invalid media content type ${JSON.stringify(input.contentType)}`);
@@ -69,7 +74,7 @@ export class MediaService {
     if (expiresAt && Number.isNaN(expiresAt.getTime())) throw new Error('media expiresAt is an invalid date');
     if (input.publicLink && !expiresAt) throw new Error('a media object with a public link needs expiresAt (public links must end)');
 
-    // The slow part (receiving the bytes) happens outside the lock; publishing is one rename.
+    // The slow part (receiving the bytes) happens outside the lock; publishing is one step (a rename on disk, a copy on S3).
     const staged = await this.storage.stage(input.key, input.body);
     try {
       await this.objects.withKeyLock(input.key, async (tx) => {
@@ -85,7 +90,7 @@ export class MediaService {
           },
           tx,
         );
-        // Published last, inside the transaction: if the rename fails the row change rolls back.
+        // Published last, inside the transaction: if publishing fails the row change rolls back.
         await staged.commit();
       });
     } finally {
@@ -95,7 +100,8 @@ export class MediaService {
   }
 
   /**
-   * HMAC-signed link served by this service; valid `ttlSeconds` (default and max 3600), never past the object's expiry.
+   * HMAC-signed link served by this service (or the driver's presigned link when it is configured
+   * for them); valid `ttlSeconds` (default and max 3600), never past the object's expiry.
    * Throws MediaNotFoundError when the object is missing, deleted or expired.
    */
   async signedLink(key: string, ttlSeconds: number = MAX_SIGNED_LINK_TTL_SECONDS): Promise<MediaLink> {
@@ -105,8 +111,12 @@ export class MediaService {
     const now = this.clock.now();
     const row = await this.objects.findLive(key, now);
     if (!row) throw new MediaNotFoundError(`media ${key}`);
-    let exp = Math.floor(now.getTime() / 1000) + ttl;
+    const nowSeconds = Math.floor(now.getTime() / 1000);
+    let exp = nowSeconds + ttl;
     if (row.expiresAt) exp = Math.min(exp, Math.floor(row.expiresAt.getTime() / 1000));
+    // A driver configured for it (S3 presigned links) serves the bytes itself, for the same lifetime.
+    const direct = exp > nowSeconds ? await this.storage.directLink(key, { expiresInSeconds: exp - nowSeconds, contentType: row.contentType }) : null;
+    if (direct) return { url: direct, expiresAt: new Date(exp * 1000) };
     const query = new URLSearchParams({ exp: String(exp), sig: this.signer.sign(key, exp) });
     return { url: `${this.config.publicBaseUrl}/media/${key}?${query.toString()}`, expiresAt: new Date(exp * 1000) };
   }
@@ -136,9 +146,24 @@ export class MediaService {
     });
   }
 
-  /** A local file path of the object for tools that need one (ffmpeg), or null when the driver has none. */
-  localPath(key: string): string | null {
-    return this.storage.localPath(key);
+  /**
+   * Runs `use` on a temporary local copy of the object, for tools that need a file path (ffmpeg),
+   * whatever the driver; the copy is removed once `use` settles. Throws MediaNotFoundError when
+   * there is no such object.
+   */
+  async withLocalFile<T>(key: string, use: (path: string) => Promise<T>): Promise<T> {
+    assertValidMediaKey(key);
+    const handle = await this.storage.open(key);
+    if (!handle) throw new MediaNotFoundError(`media ${key}`);
+    const folder = await mkdtemp(join(tmpdir(), 'svc-media-copy-'));
+    try {
+      const path = join(folder, basename(key));
+      await pipeline(handle.stream(), createWriteStream(path, { flags: 'wx' }));
+      return await use(path);
+    } finally {
+      await handle.close();
+      await rm(folder, { recursive: true, force: true });
+    }
   }
 
   /**
