@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Queues } from '../../src/queue/queues.js';
 import { WorkReconciler } from '../../src/queue/work-reconciler.js';
+import { eventually } from '../support/eventually.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 import { SAMPLE_JOB, SAMPLE_QUEUE, SAMPLE_UNIT_TABLE_SQL, SampleUnitService, SampleWorkModule, sampleJobId } from './sample-work.module.js';
@@ -11,17 +12,6 @@ interface UnitRow {
   id: string;
   status: string;
   attempts: number;
-}
-
-/** Waits for a condition the workers bring about; a generous cap only turns a hang into a failure. */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) assert.fail(`${what} did not happen; last seen ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describe('work reconciler: PostgreSQL is the truth, Redis only moves work', () => {
