@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { MaintenanceProcessor } from '../../src/queue/maintenance.processor.js';
+import { eventually } from '../support/eventually.js';
 import { bootTestApp } from '../support/test-app.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 import { SAMPLE_UNIT_TABLE_SQL, SampleUnitProcessor, SampleUnitService, SampleWorkModule } from './sample-work.module.js';
@@ -35,11 +36,11 @@ if (mode === 'sigterm') {
   const unitId = randomUUID();
   await db.query(`INSERT INTO test_unit (id) VALUES ($1)`, [unitId]);
   await t.app.get(SampleUnitService).enqueue(unitId);
-  let status = 'pending';
-  for (let i = 0; i < 1200 && status !== 'done'; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    status = (await db.query<{ status: string }>(`SELECT status FROM test_unit WHERE id = $1`, [unitId]))[0]!.status;
-  }
+  const status = await eventually(
+    async () => (await db.query<{ status: string }>(`SELECT status FROM test_unit WHERE id = $1`, [unitId]))[0]!.status,
+    (s) => s === 'done',
+    'the unit finishing',
+  );
 
   const closing = performance.now();
   await t.close();

@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { WalletService } from '../../src/modules/billing/wallet.service.js';
 import { bullJobId } from '../../src/queue/queues.js';
+import { eventually } from '../support/eventually.js';
 import { createAccount } from '../support/factories.js';
 import { bootTestApp, deleteQueueKeys, TEST_REDIS_URL, type TestApp } from '../support/test-app.js';
 import { createTestDatabase } from '../support/test-database.js';
@@ -50,14 +51,6 @@ function startFixture(mode: 'close' | 'sigterm', env: Record<string, string> = {
     }),
   );
   return { process: child, exited, firstLine, lines: () => stdout.trim().split('\n'), stderr: () => stderr };
-}
-
-async function waitFor(condition: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) assert.fail('condition not reached');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 describe('operations: health, metrics, OpenAPI, shutdown', () => {
@@ -189,7 +182,11 @@ describe('operations: health, metrics, OpenAPI, shutdown', () => {
       const { queuePrefix } = JSON.parse(await child.firstLine) as { queuePrefix: string };
       prefix = queuePrefix;
       // SIGTERM while the job is running: it has started (attempts = 1) and is not done.
-      await waitFor(async () => (await db.query<{ attempts: number }>(`SELECT attempts FROM test_unit WHERE id = $1`, [unitId]))[0]?.attempts === 1);
+      await eventually(
+        async () => (await db.query<{ attempts: number }>(`SELECT attempts FROM test_unit WHERE id = $1`, [unitId]))[0]?.attempts,
+        (attempts) => attempts === 1,
+        'the slow job starting',
+      );
       child.process.kill('SIGTERM');
       const { code, signal } = await child.exited;
 

@@ -6,10 +6,11 @@ import { after, before, describe, it } from 'node:test';
 import { GeminiVideoAdapter, mp4DurationSeconds, renderTestClip, type VideoGenerationRequest } from '../../libs/providers/index.js';
 import { VideoTaskRunner } from '../../src/modules/video/video-task.runner.js';
 import { FakeGeminiVideoServer } from '../fakes/gemini-video-server.js';
+import { eventually } from '../support/eventually.js';
 import { createAccount } from '../support/factories.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
 import { ffmpegPath } from './support/media-fixtures.js';
-import { createTask, holdOf, wallet, waitForTerminal } from './support/video-helpers.js';
+import { createTask, getTask, holdOf, wallet, waitForTerminal } from './support/video-helpers.js';
 
 const request = (prompt: string, taskId = 'omni:00000000-0000-4000-8000-000000000001'): VideoGenerationRequest => ({
   taskId,
@@ -182,13 +183,7 @@ describe('video tasks routed to the live gemini-video adapter (fake upstream)', 
   it('a lost submit answer puts the task in reconciliation and it is never sent again', async () => {
     const account = await createAccount(t, { creditUsd: 10 });
     const created = await createTask(t, account, { model: 'vendor-omni-flash-preview', prompt: 'lost fake:lose-answer' });
-    const deadline = Date.now() + 15_000;
-    let seen: { phase?: string; status: string } = { status: 'queued' };
-    while (Date.now() < deadline) {
-      seen = (await (await t.request(`/v1/contents/generations/tasks/${created.body.id}`, { key: account.key })).json()) as typeof seen;
-      if (seen.phase === 'reconciliationRequired') break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const seen = await eventually(() => getTask(t, account, created.body.id), (task) => task.phase === 'reconciliationRequired', 'the task entering reconciliation', 15_000);
     assert.equal(seen.phase, 'reconciliationRequired');
     assert.equal(seen.status, 'running');
     assert.equal(fake.submits.filter((s) => s.body.instances[0].prompt === 'lost fake:lose-answer').length, 1);

@@ -4,10 +4,11 @@ import sharp from 'sharp';
 import { mp4DurationSeconds, sniffImage } from '../../libs/providers/index.js';
 import { VideoMediaValidator } from '../../src/modules/video/video-media.validator.js';
 import { SandboxVideoProvider } from '../../libs/providers/index.js';
+import { eventually } from '../support/eventually.js';
 import { createAccount, type TestAccount } from '../support/factories.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
 import { MediaFixtureServer } from './support/media-fixtures.js';
-import { createTask, download, holdOf, wallet, waitForTerminal } from './support/video-helpers.js';
+import { createTask, download, getTask, holdOf, wallet, waitForTerminal } from './support/video-helpers.js';
 
 const BASE = 'vendor-omni-flash-preview';
 const V11 = 'vendor-omni-1.1-flash-preview';
@@ -197,8 +198,8 @@ describe('video tasks on the sandbox: processing', () => {
 
   it('[sandbox:delay]: polling shows running, then succeeded', async () => {
     const created = await createTask(t, account, { model: BASE, prompt: 'slow [sandbox:delay=1500]', controls: { duration: 3 } });
-    await new Promise((resolve) => setTimeout(resolve, 600));
-    const mid = (await (await t.request(`/v1/contents/generations/tasks/${created.body.id}`, { key: account.key })).json()) as { status: string };
+    // A worker picks the task up; 1.5 s of upstream delay keep it running while the client looks.
+    const mid = await eventually(() => getTask(t, account, created.body.id), (task) => task.status !== 'queued', 'a worker picking the task up');
     assert.equal(mid.status, 'running');
     assert.equal((await waitForTerminal(t, account, created.body.id)).status, 'succeeded');
   });

@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, fork } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { eventually } from '../support/eventually.js';
 import { createAccount, type TestAccount } from '../support/factories.js';
 import { bootTestApp, TEST_ADMIN_TOKEN, TEST_REDIS_URL, type TestApp } from '../support/test-app.js';
 import { createTask, download, getTask, holdOf, waitForTerminal } from './support/video-helpers.js';
@@ -18,6 +22,8 @@ describe('video worker killed mid-task', () => {
   let account: TestAccount;
   const children: ChildProcess[] = [];
   const extraApps: TestApp[] = [];
+  /** The worker children's temporary folder (TMPDIR), where the sandbox renders videos. */
+  const childTmpDir = mkdtempSync(join(tmpdir(), 'svc-videokill-'));
 
   before(async () => {
     api = await bootTestApp({ label: 'videokill', env: { APP_ROLE: 'api' } });
@@ -27,6 +33,7 @@ describe('video worker killed mid-task', () => {
     for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
     for (const app of extraApps) await app.close();
     await api.close();
+    rmSync(childTmpDir, { recursive: true, force: true });
   });
 
   async function startChildWorker(): Promise<ChildProcess> {
@@ -44,7 +51,7 @@ describe('video worker killed mid-task', () => {
       OUTBOUND_ALLOW_HTTP: 'true',
       OUTBOUND_ALLOW_PRIVATE: 'true',
     };
-    const child = fork(join(here, 'support', 'worker-child.js'), [], { env: { ...process.env, SVC_CHILD_ENV: JSON.stringify(env) }, stdio: 'inherit' });
+    const child = fork(join(here, 'support', 'worker-child.js'), [], { env: { ...process.env, TMPDIR: childTmpDir, SVC_CHILD_ENV: JSON.stringify(env) }, stdio: 'inherit' });
     children.push(child);
     await new Promise<void>((resolve, reject) => {
       child.once('message', () => resolve());
@@ -54,13 +61,8 @@ describe('video worker killed mid-task', () => {
   }
 
   async function waitForPhase(id: string, phase: string, timeoutMs = 30_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      const [row] = await api.db.query<{ phase: string | null }>('SELECT phase FROM video_task WHERE id = $1', [id]);
-      if (row?.phase === phase) return;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    throw new Error(`task ${id} never reached ${phase}`);
+    const phaseOf = async () => (await api.db.query<{ phase: string | null }>('SELECT phase FROM video_task WHERE id = $1', [id]))[0]?.phase;
+    await eventually(phaseOf, (seen) => seen === phase, `task ${id} reaching ${phase}`, timeoutMs);
   }
 
   async function kill(child: ChildProcess): Promise<void> {
@@ -102,7 +104,9 @@ describe('video worker killed mid-task', () => {
       controls: { duration: 10, resolution: '4k' },
     });
     await waitForPhase(created.body.id, 'storing', 60_000);
-    await new Promise((resolve) => setTimeout(resolve, 300)); // ffmpeg is running now
+    // The sandbox's ffmpeg writes the video into the worker's temporary folder: once the file is
+    // there, ffmpeg is running.
+    await eventually(() => readdir(childTmpDir), (names) => names.some((n) => n.startsWith('svc-video-')), 'ffmpeg starting to write the video');
     await kill(first);
     await api.flushRedis();
     // Another worker (in this process) boots: its boot-time reconcile finds the task's job missing.

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { eventually } from '../../support/eventually.js';
 import type { TestAccount } from '../../support/factories.js';
 import type { TestApp } from '../../support/test-app.js';
 
@@ -39,14 +40,8 @@ export async function getTask(t: TestApp, account: Pick<TestAccount, 'key'>, id:
 }
 
 /** Polls the task as a client would until it is terminal. */
-export async function waitForTerminal(t: TestApp, account: Pick<TestAccount, 'key'>, id: string, timeoutMs = 60_000): Promise<TaskBody> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const task = await getTask(t, account, id);
-    if (task.status === 'succeeded' || task.status === 'failed') return task;
-    if (Date.now() > deadline) throw new Error(`task ${id} still ${task.status}/${task.phase ?? '-'} after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-  }
+export function waitForTerminal(t: TestApp, account: Pick<TestAccount, 'key'>, id: string, timeoutMs = 60_000): Promise<TaskBody> {
+  return eventually(() => getTask(t, account, id), (task) => task.status === 'succeeded' || task.status === 'failed', `task ${id} ending`, timeoutMs);
 }
 
 /** Ledger facts of one task's hold: exactly one hold, and what was captured / released. */
