@@ -3,6 +3,7 @@ import { type GeminiGenerationConfig, MAX_OUTPUT_TOKENS, type TextModelId } from
 import { invalid } from '../text-errors.js';
 import { isObject, type Json, optInteger } from './json-readers.js';
 import { checkSchemaLimits } from './schema-limits.js';
+import type { ModelRule } from './model-rules.js';
 import type { TextOperation } from './translated-request.js';
 
 /** The generationConfig fields of an explicit output format; undefined when none was asked. */
@@ -53,4 +54,53 @@ export function stopSequences(body: Json): string[] | undefined {
   if (!Array.isArray(list) || list.some((s) => typeof s !== 'string' || s.length === 0)) throw invalid('stop', 'must be a non-empty string or an array of non-empty strings');
   if (list.length > 5) throw invalid('stop', 'at most 5 stop sequences');
   return list as string[];
+}
+
+/** What the request's normalized fields say; each wins over the vendor block's value. */
+type Sampling = Pick<GeminiGenerationConfig, 'temperature' | 'topP' | 'topK' | 'maxOutputTokens' | 'stopSequences' | 'seed' | 'frequencyPenalty' | 'presencePenalty'>;
+
+/**
+ * The Gemini generationConfig: the vendor block first, the normalized fields over it, then the
+ * model's rules (one candidate; no custom sampling on the lite model; a thinking level unless the
+ * vendor block sets a budget, because Gemini refuses level + budget).
+ */
+export function buildGenerationConfig(given: {
+  vendorGeneration: Json;
+  vendorThinking: Json | undefined;
+  format: Partial<GeminiGenerationConfig> | undefined;
+  sampling: Sampling;
+  rules: ModelRule;
+  effort: string | undefined;
+  vendorLevel: string | undefined;
+}): GeminiGenerationConfig {
+  const { vendorGeneration, vendorThinking, format, sampling, rules, effort, vendorLevel } = given;
+  const generationConfig: GeminiGenerationConfig = { ...vendorGeneration };
+  if (format) {
+    // An explicit response_format / text.format decides the output format alone.
+    delete generationConfig.responseMimeType;
+    delete generationConfig.responseSchema;
+    delete generationConfig.responseJsonSchema;
+  }
+  for (const [key, value] of Object.entries(sampling)) {
+    if (value !== undefined) (generationConfig as Json)[key] = value;
+  }
+  Object.assign(generationConfig, format);
+  generationConfig.candidateCount = 1;
+  if (rules.lite) {
+    // Custom sampling is ignored on the lite model (spec model rules).
+    delete generationConfig.temperature;
+    delete generationConfig.topP;
+    delete generationConfig.topK;
+  }
+  const thinking = { ...(vendorThinking ?? {}) };
+  if (effort !== undefined) {
+    thinking.thinkingLevel = effort.toUpperCase();
+    delete thinking.thinkingBudget;
+  } else if (vendorLevel !== undefined) {
+    thinking.thinkingLevel = vendorLevel.toUpperCase();
+  } else if (thinking.thinkingBudget === undefined) {
+    thinking.thinkingLevel = rules.defaultLevel.toUpperCase();
+  }
+  generationConfig.thinkingConfig = thinking;
+  return generationConfig;
 }

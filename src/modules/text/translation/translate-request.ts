@@ -6,10 +6,10 @@
  * Each concern lives in its own file of this folder; this one puts them together in order.
  */
 import { DomainError } from '../../../../libs/common/index.js';
-import { type GeminiGenerationConfig, type GeminiRequest, type GeminiTool, isTextModel, MAX_OUTPUT_TOKENS, TEXT_MODEL_IDS } from '../../../../libs/providers/index.js';
+import { type GeminiRequest, type GeminiTool, isTextModel, MAX_OUTPUT_TOKENS, TEXT_MODEL_IDS } from '../../../../libs/providers/index.js';
 import { invalid, TextErrorCode, unsupported } from '../text-errors.js';
 import { chatConversation, responsesConversation } from './conversation.js';
-import { maxTokens, reasoningEffort, stopSequences, structuredOutput } from './generation-config.js';
+import { buildGenerationConfig, maxTokens, reasoningEffort, stopSequences, structuredOutput } from './generation-config.js';
 import { deepHas, isObject, type Json, optBoolean, optInteger, optNumber, optObject, optString } from './json-readers.js';
 import { MODEL_RULES } from './model-rules.js';
 import { checkBodyDepth, checkDeclarationCount } from './schema-limits.js';
@@ -112,42 +112,16 @@ export function translateTextRequest(operation: TextOperation, rawBody: unknown)
       : structuredOutput(optObject(optObject(body, 'text') ?? {}, 'format', 'text.format'), 'text.format', false);
 
   // generationConfig: the vendor block first, normalized fields win.
-  const generationConfig: GeminiGenerationConfig = { ...vendorGeneration };
-  if (format) {
-    // An explicit response_format / text.format decides the output format alone.
-    delete generationConfig.responseMimeType;
-    delete generationConfig.responseSchema;
-    delete generationConfig.responseJsonSchema;
-  }
-  const set = <K extends keyof GeminiGenerationConfig>(key: K, value: GeminiGenerationConfig[K] | undefined) => {
-    if (value !== undefined) generationConfig[key] = value;
-  };
-  set('temperature', temperature);
-  set('topP', topP);
-  set('topK', topK);
-  set('maxOutputTokens', outputCap);
-  set('stopSequences', stop);
-  set('seed', seed);
-  set('frequencyPenalty', frequencyPenalty);
-  set('presencePenalty', presencePenalty);
-  Object.assign(generationConfig, format);
-  generationConfig.candidateCount = 1;
-  if (rules.lite) {
-    // Custom sampling is ignored on the lite model (spec model rules).
-    delete generationConfig.temperature;
-    delete generationConfig.topP;
-    delete generationConfig.topK;
-  }
-  const thinking = { ...(vendorThinking ?? {}) };
-  if (effort !== undefined) {
-    thinking.thinkingLevel = effort.toUpperCase();
-    delete thinking.thinkingBudget;
-  } else if (vendorLevel !== undefined) {
-    thinking.thinkingLevel = vendorLevel.toUpperCase();
-  } else if (thinking.thinkingBudget === undefined) {
-    thinking.thinkingLevel = rules.defaultLevel.toUpperCase();
-  }
-  generationConfig.thinkingConfig = thinking;
+  const generationConfig = buildGenerationConfig({
+    vendorGeneration,
+    vendorThinking,
+    format,
+    sampling: { temperature, topP, topK, maxOutputTokens: outputCap, stopSequences: stop, seed, frequencyPenalty, presencePenalty },
+    rules,
+    effort,
+    vendorLevel,
+  });
+  const thinking = generationConfig.thinkingConfig!;
 
   const gemini: GeminiRequest = { contents: conversation.contents };
   if (conversation.system.length > 0) gemini.systemInstruction = { parts: conversation.system };
