@@ -58,6 +58,9 @@ export class ApiKeyGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
+    // Only HTTP requests carry a Bearer key: the realtime gateway authenticates each WebSocket
+    // with a session ticket in its first frame, so its handlers must not be judged here.
+    if (context.getType() !== 'http') return true;
     const access = this.reflector.getAllAndOverride<RouteAccess | undefined>(ROUTE_ACCESS, [context.getHandler(), context.getClass()]);
     if (access === 'public' || access === 'admin') return true;
 

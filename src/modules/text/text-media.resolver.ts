@@ -1,6 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DomainError, GuardedHttpClient, OutboundRequestError } from '../../../libs/common/index.js';
-import { type GeminiRequest, pendingMediaUrls, TextErrorCode } from '../../../libs/providers/src/text/index.js';
+import type { GeminiRequest } from '../../../libs/providers/index.js';
+import { TextErrorCode } from './text-errors.js';
+import { pendingMediaUrls } from './translation/media-parts.js';
 
 /** Largest media file fetched for a text request. */
 const MAX_MEDIA_BYTES = 20 * 1024 * 1024;

@@ -1,5 +1,6 @@
 import { DomainError } from '../../../libs/common/index.js';
-import { TEXT_MODEL_IDS, TextErrorCode } from '../../../libs/providers/index.js';
+import { TEXT_MODEL_IDS } from '../../../libs/providers/index.js';
+import { TextErrorCode } from './text-errors.js';
 
 /** 2026-01-01T00:00:00Z: a fixed `created` so the list is stable. */
 const CREATED = 1_767_225_600;

@@ -16,7 +16,7 @@ import { type AuthenticatedKey, CurrentKey } from '../identity/authenticated-key
 import { ApiKeyRoute } from '../identity/route-access.js';
 import { findTextModel, listTextModels } from './text-models.js';
 import { CHAT_REQUEST_SCHEMA, CHAT_RESPONSE_SCHEMA, MODEL_LIST_SCHEMA, MODEL_SCHEMA, RESPONSE_SCHEMA, RESPONSES_REQUEST_SCHEMA } from './text.openapi.js';
-import { TextService } from './text.service.js';
+import { TextHttpTransport } from './text-http.transport.js';
 
 const UNAVAILABLE = '`text.unavailable`: no upstream may serve the model for this key (in production, a live key and no provider credentials); `text.upstream_unavailable`';
 
@@ -32,7 +32,7 @@ const UNAVAILABLE = '`text.unavailable`: no upstream may serve the model for thi
 @ApiPaymentRequiredResponse({ type: ErrorEnvelopeDto, description: '`text.insufficient_balance`' })
 @Controller('api/svc/v1')
 export class TextController {
-  constructor(private readonly text: TextService) {}
+  constructor(private readonly text: TextHttpTransport) {}
 
   @Post('chat/completions')
   @RouteConfig({ bodyLimit: 'text' })
@@ -41,7 +41,7 @@ export class TextController {
   @ApiBody({ schema: CHAT_REQUEST_SCHEMA })
   @ApiOkResponse({ schema: CHAT_RESPONSE_SCHEMA })
   chat(@CurrentKey() key: AuthenticatedKey, @Body() body: Record<string, unknown>, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    return this.text.generate('chat', key, body, request, reply);
+    return this.text.handle('chat', key, body, request, reply);
   }
 
   @Post('responses')
@@ -51,7 +51,7 @@ export class TextController {
   @ApiBody({ schema: RESPONSES_REQUEST_SCHEMA })
   @ApiOkResponse({ schema: RESPONSE_SCHEMA })
   responses(@CurrentKey() key: AuthenticatedKey, @Body() body: Record<string, unknown>, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    return this.text.generate('responses', key, body, request, reply);
+    return this.text.handle('responses', key, body, request, reply);
   }
 
   @Get('models')

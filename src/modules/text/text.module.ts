@@ -3,12 +3,15 @@ import { BillingModule } from '../billing/billing.module.js';
 import { AbandonedTextHolds } from './abandoned-text-holds.js';
 import { TextMediaResolver } from './text-media.resolver.js';
 import { TextController } from './text.controller.js';
-import { TextService } from './text.service.js';
+import { TextGenerationUseCase } from './text-generation.use-case.js';
+import { TextHttpTransport } from './text-http.transport.js';
 
 /** Text generation: the Chat-Completions-style and Responses-style operations, and the model list. */
 @Module({
   imports: [BillingModule],
   controllers: [TextController],
-  providers: [TextService, TextMediaResolver, AbandonedTextHolds],
+  providers: [TextGenerationUseCase, TextHttpTransport, TextMediaResolver, AbandonedTextHolds],
+  // Other transports (a WebSocket gateway) run the same use case.
+  exports: [TextGenerationUseCase],
 })
 export class TextModule {}

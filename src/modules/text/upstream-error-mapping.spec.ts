@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DomainError } from '../../../libs/common/index.js';
 import { TextUpstreamError } from '../../../libs/providers/index.js';
-import { toDomainError } from './text.service.js';
+import { toDomainError } from './upstream-error-mapping.js';
 
 /** How an upstream failure reaches the client: status, code, Retry-After. */
 describe('text upstream error mapping (toDomainError)', () => {

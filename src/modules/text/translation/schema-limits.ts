@@ -6,8 +6,9 @@
  * bytes of request, so anything beyond these limits is a 400 before any hold. The numbers are in
  * docs/text.md ("Schema limits").
  */
-import { MAX_OUTPUT_TOKENS } from './gemini-types.js';
-import { invalid } from './text-errors.js';
+import { MAX_OUTPUT_TOKENS } from '../../../../libs/providers/index.js';
+import { invalid } from '../text-errors.js';
+import { isObject } from './json-readers.js';
 
 export const SCHEMA_LIMITS = {
   /** JSON nesting levels of one schema document (a schema level is one to two JSON levels). */
@@ -30,8 +31,6 @@ export const SCHEMA_LIMITS = {
 
 const MINIMUM_KEYWORDS = new Set(['minItems', 'minLength', 'minProperties', 'minContains']);
 const MAXIMUM_KEYWORDS = new Set(['maxItems', 'maxLength', 'maxProperties', 'maxContains']);
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Throws `text.invalid_field` (400) when `schema`, found at `path`, exceeds SCHEMA_LIMITS. */
 export function checkSchemaLimits(schema: unknown, path: string): void {

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DomainError } from '../../../common/index.js';
-import { estimateInputTokens, pendingMediaUrls, translateTextRequest } from './openai-to-gemini.js';
+import { DomainError } from '../../../../libs/common/index.js';
+import { estimateInputTokens } from './hold-estimate.js';
+import { pendingMediaUrls } from './media-parts.js';
+import { translateTextRequest } from './translate-request.js';
 
 const code = (fn: () => unknown): string => {
   try {

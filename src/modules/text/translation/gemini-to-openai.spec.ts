@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ChatAssembler, ResponsesAssembler, tokenUsage } from './gemini-to-openai.js';
-import type { GeminiResponse } from './gemini-types.js';
+import type { GeminiResponse } from '../../../../libs/providers/index.js';
 
 /** Recorded shapes (UPSTREAM §1.7/§1.8): a parallel function-call turn and a streamed text answer. */
 const PARALLEL_CALLS: GeminiResponse = {

@@ -1,4 +1,4 @@
-import { DomainError } from '../../../common/index.js';
+import { DomainError } from '../../../libs/common/index.js';
 
 /**
  * Every `text.` error code (docs/text.md has the table with statuses). Malformed or out-of-range

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DomainError } from '../../../common/index.js';
-import { translateTextRequest } from './openai-to-gemini.js';
+import { DomainError } from '../../../../libs/common/index.js';
+import { translateTextRequest } from './translate-request.js';
 import { SCHEMA_LIMITS } from './schema-limits.js';
 
 /** `400 text.invalid_field: <message>`, or 'accepted'. */

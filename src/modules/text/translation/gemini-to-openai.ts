@@ -8,7 +8,7 @@
  * (`providerMetadata.vendor.parts`, `extra_content.vendor`), never invented.
  */
 import { randomBytes } from 'node:crypto';
-import type { GeminiPart, GeminiResponse, GeminiUsage } from './gemini-types.js';
+import type { GeminiPart, GeminiResponse, GeminiUsage } from '../../../../libs/providers/index.js';
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 
@@ -33,8 +33,8 @@ export function tokenUsage(usage: GeminiUsage | undefined): TokenUsage {
 
 const CONTENT_FILTER = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'IMAGE_RECITATION', 'LANGUAGE']);
 
-/** Common bookkeeping of a Gemini response sequence. */
-class UpstreamTrack {
+/** Common bookkeeping of a Gemini response sequence (the use case keeps one for billing, each assembler one for its shapes). */
+export class UpstreamTrack {
   usage: GeminiUsage | undefined;
   finishReason: string | undefined;
   blockReason: string | undefined;

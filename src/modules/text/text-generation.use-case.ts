@@ -1,0 +1,207 @@
+import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { DomainError } from '../../../libs/common/index.js';
+import {
+  GeminiTextAdapter,
+  type GeminiResponse,
+  NoLiveAdapterError,
+  ProviderRegistry,
+  SandboxTextProvider,
+  type TextModelId,
+  type TextProvider,
+  TextUpstreamError,
+} from '../../../libs/providers/index.js';
+import { AppConfig } from '../../config/app-config.js';
+import { textCost } from '../billing/price-catalogue.js';
+import { type IfUnrecorded, WalletService } from '../billing/wallet.service.js';
+import type { AuthenticatedKey } from '../identity/authenticated-key.js';
+import type { TextEvent } from './text-events.js';
+import { TextErrorCode } from './text-errors.js';
+import { TextMediaResolver } from './text-media.resolver.js';
+import { type TokenUsage, tokenUsage, UpstreamTrack } from './translation/gemini-to-openai.js';
+import { estimateInputTokens } from './translation/hold-estimate.js';
+import type { TranslatedTextRequest } from './translation/translated-request.js';
+import { toDomainError } from './upstream-error-mapping.js';
+
+export interface TextRun {
+  /** The id the client will see for this answer; the hold's subject. */
+  subjectId: string;
+  /** Aborting it means the caller left: the upstream call is cancelled and the output so far charged. */
+  signal?: AbortSignal;
+}
+
+interface Prepared {
+  translated: TranslatedTextRequest;
+  provider: TextProvider;
+  holdId: string;
+  estimatedInputTokens: number;
+  /** Every upstream chunk goes through it: usage, and how much was produced, for charging. */
+  track: UpstreamTrack;
+}
+
+/**
+ * Text generation without a transport: takes a validated, translated request and yields
+ * TextEvents (text-events.ts). Route (before the media fetch) → fetch HTTPS media → hold the
+ * input estimate plus the output cap → call the upstream → settle on the upstream's reported
+ * usage before yielding `settled`, so a transport sends its terminal event only once the answer
+ * is paid for. The consumer's pace is the upstream's: the next chunk is read only when it asks.
+ */
+@Injectable()
+export class TextGenerationUseCase implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(TextGenerationUseCase.name);
+  private live: GeminiTextAdapter | null = null;
+
+  constructor(
+    private readonly registry: ProviderRegistry,
+    private readonly wallet: WalletService,
+    private readonly media: TextMediaResolver,
+    private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    this.registry.register('text', 'sandbox', new SandboxTextProvider());
+    if (this.config.env.GEMINI_API_KEY) {
+      this.live = new GeminiTextAdapter({ apiKey: this.config.env.GEMINI_API_KEY, baseUrl: this.config.env.GEMINI_BASE_URL });
+      this.registry.register('text', 'gemini', this.live);
+    }
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.live?.close();
+  }
+
+  /** Streams when the request asked for it (`stream: true`), else one delta with the whole answer. */
+  async *run(key: AuthenticatedKey, translated: TranslatedTextRequest, run: TextRun): AsyncGenerator<TextEvent> {
+    const prepared = await this.prepare(key, translated, run.subjectId);
+    if (translated.stream) yield* this.stream(prepared, run.signal);
+    else yield* this.once(prepared);
+  }
+
+  private async prepare(key: AuthenticatedKey, translated: TranslatedTextRequest, subjectId: string): Promise<Prepared> {
+    // Routed before the media fetch: a request that no upstream may serve costs no outbound call.
+    const provider = this.providerFor(key, translated.model);
+    await this.media.resolve(translated.gemini);
+    const estimatedInputTokens = estimateInputTokens(translated.gemini);
+    const holdId = await this.wallet.hold({
+      workspaceId: key.workspaceId,
+      environment: key.environment,
+      apiKeyId: key.id,
+      amountMicros: this.price(translated.model, estimatedInputTokens, translated.maxOutputTokens),
+      subjectType: 'text',
+      subjectId,
+    });
+    return { translated, provider, holdId, estimatedInputTokens, track: new UpstreamTrack() };
+  }
+
+  /** The one place a provider is chosen for a request. */
+  private providerFor(key: AuthenticatedKey, model: string): TextProvider {
+    try {
+      return this.registry.resolve<TextProvider>({ capability: 'text', model, environment: key.environment }).provider;
+    } catch (error) {
+      if (error instanceof NoLiveAdapterError) {
+        throw new DomainError(503, TextErrorCode.Unavailable, `${model} is not available on this service: its upstream provider is not configured`);
+      }
+      throw error;
+    }
+  }
+
+  /** The one place a text price is computed: the hold and every charge. */
+  private price(model: TextModelId, inputTokens: number, outputTokens: number): bigint {
+    return textCost(model, inputTokens, outputTokens);
+  }
+
+  private usageOf(prepared: Prepared, complete: boolean): TokenUsage {
+    const reported = tokenUsage(prepared.track.usage);
+    if (complete && prepared.track.usage) return reported;
+    return prepared.track.partialUsage(prepared.estimatedInputTokens);
+  }
+
+  /**
+   * Charges the usage, output capped at the request's own output cap (what its hold was sized
+   * for; the wallet caps the charge at the hold too). `ifUnrecorded`: see WalletService.settle.
+   */
+  private async settle(prepared: Prepared, usage: TokenUsage, ifUnrecorded: IfUnrecorded = 'charge'): Promise<void> {
+    const { model, maxOutputTokens } = prepared.translated;
+    const outputTokens = Math.min(usage.outputTokens, maxOutputTokens);
+    await this.wallet.settle(prepared.holdId, this.price(model, usage.inputTokens, outputTokens), ifUnrecorded);
+  }
+
+  /** The delta of one chunk, then each function call it carried. */
+  private *deltaOf(prepared: Prepared, chunk: GeminiResponse): Generator<TextEvent> {
+    const parts = prepared.track.observe(chunk);
+    const text = parts.map((part) => (typeof part.text === 'string' && part.thought !== true ? part.text : '')).join('');
+    yield { type: 'delta', chunk, text };
+    for (const part of parts) if (part.functionCall) yield { type: 'tool_call', call: part.functionCall };
+  }
+
+  private async *once(prepared: Prepared): AsyncGenerator<TextEvent> {
+    const { translated, provider } = prepared;
+    let answer;
+    try {
+      answer = await provider.generate({ model: translated.model, request: translated.gemini });
+    } catch (error) {
+      await this.wallet.release(prepared.holdId);
+      throw toDomainError(error);
+    }
+    yield { type: 'started', holdId: prepared.holdId };
+    yield* this.deltaOf(prepared, answer);
+    const usage = this.usageOf(prepared, true);
+    yield { type: 'usage', usage };
+    // Should the database stay unreachable, the answer is not sent (503), so nothing is owed.
+    await this.settle(prepared, usage, 'release');
+    yield { type: 'settled', usage, complete: true };
+  }
+
+  private async *stream(prepared: Prepared, signal: AbortSignal | undefined): AsyncGenerator<TextEvent> {
+    const { translated, provider } = prepared;
+    let chunks: AsyncIterable<GeminiResponse>;
+    try {
+      chunks = await provider.stream({ model: translated.model, request: translated.gemini, signal });
+    } catch (error) {
+      // Nothing was produced: the hold is released whether the upstream refused or the caller left.
+      await this.wallet.release(prepared.holdId);
+      if (signal?.aborted) return;
+      throw toDomainError(error);
+    }
+    yield { type: 'started', holdId: prepared.holdId };
+
+    let failure: unknown = null;
+    try {
+      for await (const chunk of chunks) {
+        yield* this.deltaOf(prepared, chunk);
+        if (signal?.aborted) break;
+      }
+    } catch (error) {
+      failure = error;
+    }
+
+    if (signal?.aborted) {
+      // The upstream call is cancelled; the caller pays for what was produced up to now.
+      const usage = this.usageOf(prepared, false);
+      await this.settle(prepared, usage);
+      yield { type: 'settled', usage, complete: false };
+      return;
+    }
+    if (failure !== null) {
+      if (prepared.track.producedChars > 0) await this.settle(prepared, this.usageOf(prepared, false));
+      else await this.wallet.release(prepared.holdId);
+      const mapped = toDomainError(failure);
+      const code = mapped instanceof DomainError ? mapped.code : TextErrorCode.UpstreamError;
+      const message = mapped instanceof Error ? mapped.message : 'upstream failure';
+      if (!(failure instanceof TextUpstreamError)) this.logger.error({ msg: 'text stream failed', err: failure });
+      yield { type: 'failed', code, message };
+      return;
+    }
+    // Complete: settle first, then the terminal event / [DONE].
+    const usage = this.usageOf(prepared, true);
+    yield { type: 'usage', usage };
+    try {
+      await this.settle(prepared, usage);
+    } catch (error) {
+      this.logger.error({ msg: 'text settlement failed', holdId: prepared.holdId, err: error });
+      // The journal keeps the charge for what was sent; it is taken once the database is back.
+      yield { type: 'failed', code: TextErrorCode.SettlementFailed, message: 'the charge for this answer could not be recorded yet; the stream is incomplete' };
+      return;
+    }
+    yield { type: 'settled', usage, complete: true };
+  }
+}

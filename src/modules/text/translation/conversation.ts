@@ -1,0 +1,165 @@
+/** Chat `messages` and Responses `input` → Gemini `contents` and the system instruction. */
+import { DomainError } from '../../../../libs/common/index.js';
+import type { GeminiContent, GeminiPart } from '../../../../libs/providers/index.js';
+import { invalid, TextErrorCode } from '../text-errors.js';
+import { isObject } from './json-readers.js';
+import { contentParts } from './media-parts.js';
+import { completeReplay, replayedParts } from './replayed-parts.js';
+import { functionResponsePart, type KnownCall, parseArguments } from './tool-results.js';
+
+export interface Conversation {
+  contents: GeminiContent[];
+  system: GeminiPart[];
+  /** Role of the last non-system message, for the lite model's rule. */
+  lastRole: string | null;
+}
+
+function pushUser(contents: GeminiContent[], parts: GeminiPart[], mergeToolResults: boolean): void {
+  const last = contents[contents.length - 1];
+  if (mergeToolResults && last?.role === 'user' && last.parts.every((p) => p.functionResponse)) {
+    last.parts.push(...parts);
+    return;
+  }
+  contents.push({ role: 'user', parts });
+}
+
+export function chatConversation(messages: unknown): Conversation {
+  if (!Array.isArray(messages) || messages.length === 0) throw invalid('messages', 'must be an array with at least 1 item');
+  const contents: GeminiContent[] = [];
+  const system: GeminiPart[] = [];
+  const calls = new Map<string, KnownCall>();
+  let lastRole: string | null = null;
+
+  messages.forEach((message, i) => {
+    const path = `messages.${i}`;
+    if (!isObject(message)) throw invalid(path, 'must be an object');
+    const role = message.role;
+    switch (role) {
+      case 'system':
+      case 'developer':
+        system.push(...contentParts(message.content, `${path}.content`, true));
+        return;
+      case 'user': {
+        const parts = contentParts(message.content, `${path}.content`);
+        if (parts.length === 0) throw invalid(`${path}.content`, 'must not be empty');
+        contents.push({ role: 'user', parts });
+        break;
+      }
+      case 'assistant': {
+        const toolCalls = message.tool_calls ?? [];
+        if (!Array.isArray(toolCalls)) throw invalid(`${path}.tool_calls`, 'must be an array');
+        const replayed = completeReplay(replayedParts(message, path), toolCalls.length, message.content);
+        const parts: GeminiPart[] = [];
+        if (!replayed && message.content !== undefined && message.content !== null) {
+          for (const part of contentParts(message.content, `${path}.content`, true)) if (part.text) parts.push(part);
+        }
+        const replayedCalls = (replayed ?? []).filter((p) => isObject(p.functionCall));
+        toolCalls.forEach((call, j) => {
+          const callPath = `${path}.tool_calls.${j}`;
+          if (!isObject(call)) throw invalid(callPath, 'must be an object');
+          if (typeof call.id !== 'string' || call.id === '') throw invalid(`${callPath}.id`, 'must be a non-empty string');
+          const fn = call.function;
+          if (!isObject(fn) || typeof fn.name !== 'string') throw invalid(`${callPath}.function.name`, 'must be a string');
+          const extra = isObject(call.extra_content) && isObject(call.extra_content.vendor) ? call.extra_content.vendor : {};
+          const signature = typeof extra.thought_signature === 'string' ? extra.thought_signature : undefined;
+          let nativeId = typeof extra.function_call_id === 'string' ? extra.function_call_id : undefined;
+          if (nativeId === undefined) {
+            const fromParts = replayedCalls[j]?.functionCall;
+            if (fromParts && fromParts.name === fn.name && typeof fromParts.id === 'string') nativeId = fromParts.id;
+          }
+          calls.set(call.id, { name: fn.name, nativeId });
+          if (!replayed) {
+            const part: GeminiPart = { functionCall: { name: fn.name, args: parseArguments(fn.arguments, `${callPath}.function.arguments`) } };
+            if (nativeId !== undefined) part.functionCall!.id = nativeId;
+            if (signature !== undefined) part.thoughtSignature = signature;
+            parts.push(part);
+          }
+        });
+        const finalParts = replayed ?? parts;
+        if (finalParts.length > 0) contents.push({ role: 'model', parts: finalParts });
+        break;
+      }
+      case 'tool': {
+        if (typeof message.tool_call_id !== 'string') throw invalid(`${path}.tool_call_id`, 'must be a string');
+        const call = calls.get(message.tool_call_id);
+        if (!call) {
+          throw new DomainError(400, TextErrorCode.UnknownToolCall, `${path}.tool_call_id: no earlier assistant tool call has id ${JSON.stringify(message.tool_call_id)}`);
+        }
+        pushUser(contents, [functionResponsePart(call, message.content, `${path}.content`)], true);
+        break;
+      }
+      default:
+        throw invalid(`${path}.role`, 'must be system, developer, user, assistant or tool');
+    }
+    lastRole = role as string;
+  });
+  return { contents, system, lastRole };
+}
+
+export function responsesConversation(input: unknown, instructions: string | undefined): Conversation {
+  const system: GeminiPart[] = instructions ? [{ text: instructions }] : [];
+  if (typeof input === 'string') return { contents: [{ role: 'user', parts: [{ text: input }] }], system, lastRole: 'user' };
+  if (!Array.isArray(input) || input.length === 0) throw invalid('input', 'must be a string or a non-empty array of items');
+  const contents: GeminiContent[] = [];
+  const calls = new Map<string, KnownCall>();
+  let lastRole: string | null = null;
+  /** Whether the last model content may take the next assistant-side item (one model turn). */
+  let modelOpen = false;
+
+  const pushModel = (parts: GeminiPart[]) => {
+    const last = contents[contents.length - 1];
+    if (modelOpen && last?.role === 'model') last.parts.push(...parts);
+    else contents.push({ role: 'model', parts });
+    modelOpen = true;
+  };
+
+  input.forEach((item, i) => {
+    const path = `input.${i}`;
+    if (!isObject(item)) throw invalid(path, 'must be an object');
+    const type = item.type ?? 'message';
+    if (type === 'message') {
+      const role = item.role;
+      if (role === 'system' || role === 'developer') {
+        system.push(...contentParts(item.content, `${path}.content`, true));
+        return;
+      }
+      if (role === 'user') {
+        const parts = contentParts(item.content, `${path}.content`);
+        if (parts.length === 0) throw invalid(`${path}.content`, 'must not be empty');
+        contents.push({ role: 'user', parts });
+        modelOpen = false;
+      } else if (role === 'assistant') {
+        const replayed = replayedParts(item, path);
+        const parts = replayed ?? contentParts(item.content, `${path}.content`, true).filter((p) => p.text);
+        if (parts.length > 0) pushModel(parts);
+      } else {
+        throw invalid(`${path}.role`, 'must be system, developer, user or assistant');
+      }
+      lastRole = role;
+      return;
+    }
+    if (type === 'function_call') {
+      if (typeof item.call_id !== 'string' || item.call_id === '') throw invalid(`${path}.call_id`, 'must be a non-empty string');
+      if (typeof item.name !== 'string') throw invalid(`${path}.name`, 'must be a string');
+      const replayed = replayedParts(item, path);
+      const replayedCall = replayed?.find((p) => isObject(p.functionCall))?.functionCall;
+      const nativeId = replayedCall && replayedCall.name === item.name && typeof replayedCall.id === 'string' ? replayedCall.id : undefined;
+      calls.set(item.call_id, { name: item.name, nativeId });
+      pushModel(replayed ?? [{ functionCall: { name: item.name, args: parseArguments(item.arguments, `${path}.arguments`) } }]);
+      lastRole = 'assistant';
+      return;
+    }
+    if (type === 'function_call_output') {
+      if (typeof item.call_id !== 'string') throw invalid(`${path}.call_id`, 'must be a string');
+      const call = calls.get(item.call_id);
+      if (!call) throw new DomainError(400, TextErrorCode.UnknownToolCall, `${path}.call_id: no earlier function_call item has call_id ${JSON.stringify(item.call_id)}`);
+      pushUser(contents, [functionResponsePart(call, item.output, `${path}.output`)], true);
+      modelOpen = false;
+      lastRole = 'tool';
+      return;
+    }
+    if (type === 'reasoning') return; // never produced by this service; accepted and skipped
+    throw invalid(`${path}.type`, `unsupported input item type ${JSON.stringify(type)}`);
+  });
+  return { contents, system, lastRole };
+}
