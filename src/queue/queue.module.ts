@@ -2,7 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { type DynamicModule, Global, Module, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { AppConfig } from '../config/app-config.js';
-import { Metrics } from '../modules/health/metrics.service.js';
+import { Metrics } from '../observability/metrics.service.js';
 import { MaintenanceProcessor } from './maintenance.processor.js';
 import { PeriodicScheduler } from './periodic-scheduler.js';
 import { PeriodicTasks } from './periodic-tasks.js';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { CommonErrorCode, DomainError, microsToUsd, notFound } from '../../../libs/common/index.js';
 import { isConnectionError, retryOnConnectionError } from '../../database/connection-errors.js';
-import { Metrics } from '../health/metrics.service.js';
+import { Metrics } from '../../observability/metrics.service.js';
 import type { KeyEnvironment } from '../identity/api-key.entity.js';
 import { type JournalEntry, SettlementJournal } from './settlement-journal.js';
 import { type HoldInput, type HoldResolution, WalletRepository } from './wallet.repository.js';

@@ -4,7 +4,7 @@ import { HealthCheck, HealthCheckService, type HealthCheckResult, type HealthInd
 import type { Redis } from 'ioredis';
 import { REDIS } from '../../queue/redis.provider.js';
 import { Public } from '../identity/route-access.js';
-import { Metrics } from './metrics.service.js';
+import { Metrics } from '../../observability/metrics.service.js';
 
 @ApiTags('operations')
 @Public()
