@@ -14,7 +14,8 @@ import { WorkReconciler } from './work-reconciler.js';
 
 /**
  * BullMQ on Redis. Queues exist in every role; workers are registered only when APP_ROLE runs
- * them (manual registration in QueueLifecycle).
+ * them (manual registration in QueueLifecycle). Global, like config and the database: platform
+ * configured once (`forRoot`) that every domain uses to enqueue and register its periodic work.
  */
 @Global()
 @Module({})

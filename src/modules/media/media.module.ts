@@ -1,4 +1,4 @@
-import { Global, Module, type OnModuleInit } from '@nestjs/common';
+import { Module, type OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../../config/app-config.js';
 import { PeriodicTasks } from '../../queue/periodic-tasks.js';
@@ -11,8 +11,7 @@ import { MediaObjectRepository } from './media-object.repository.js';
 import { MediaService } from './media.service.js';
 import { MediaStorage } from './media-storage.js';
 
-/** Media storage, signed links, the media route and retention. */
-@Global()
+/** Media storage, signed links, the media route and retention. Domains that store media import it. */
 @Module({
   imports: [TypeOrmModule.forFeature([MediaObjectEntity])],
   controllers: [MediaController],

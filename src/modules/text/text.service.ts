@@ -19,9 +19,9 @@ import {
   type TranslatedTextRequest,
 } from '../../../libs/providers/index.js';
 import { AppConfig } from '../../config/app-config.js';
-import { textCost } from '../billing/price-catalogue.js';
+import { textCost } from '../billing/index.js';
 import { type IfUnrecorded, WalletService } from '../billing/wallet.service.js';
-import type { AuthenticatedKey } from '../identity/authenticated-key.js';
+import type { AuthenticatedKey } from '../identity/index.js';
 import { dataLine, eventLine, SseWriter } from './sse-writer.js';
 import { TextMediaResolver } from './text-media.resolver.js';
 
