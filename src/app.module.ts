@@ -6,7 +6,7 @@ import { DatabaseModule } from './database/database.module.js';
 import { AdminModule } from './modules/admin/admin.module.js';
 import { BillingModule } from './modules/billing/billing.module.js';
 import { HealthModule } from './modules/health/health.module.js';
-import { MetricsModule } from './modules/health/metrics.module.js';
+import { MetricsModule } from './observability/metrics.module.js';
 import { IdentityModule } from './modules/identity/identity.module.js';
 import { MediaModule, type MediaModuleOptions } from './modules/media/media.module.js';
 import { ProvidersModule } from './modules/providers/providers.module.js';

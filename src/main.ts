@@ -5,7 +5,7 @@ import { createApp } from './app/create-app.js';
 import { AppModule } from './app.module.js';
 import { AppConfig } from './config/app-config.js';
 import { InvalidEnvironmentError } from './config/environment.js';
-import { DemoSeeder } from './modules/admin/demo-seeder.js';
+import { DemoSeeder } from './modules/admin/index.js';
 
 async function bootstrap(): Promise<void> {
   const config = AppConfig.fromProcess();

@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import { DomainError, RequestErrorCode } from '../../libs/common/index.js';
 import { AppModule, type AppModuleOptions } from '../app.module.js';
 import type { AppConfig } from '../config/app-config.js';
-import { Metrics } from '../modules/health/metrics.service.js';
+import { Metrics } from '../observability/metrics.service.js';
 import { answerClientError } from './client-error.js';
 import { HttpExceptionFilter } from './http-exception.filter.js';
 import { jsonShapeProblem } from './json-depth.js';

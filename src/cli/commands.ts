@@ -1,7 +1,7 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { DomainError } from '../../libs/common/index.js';
 import { StrictValidationPipe } from '../app/validation.pipe.js';
-import { CreateWorkspaceDto, CreditWalletDto, IssueApiKeyDto, LedgerQueryDto, PageQueryDto, WalletQueryDto } from '../modules/admin/admin.dto.js';
+import { CreateWorkspaceDto, CreditWalletDto, IssueApiKeyDto, LedgerQueryDto, PageQueryDto, WalletQueryDto } from '../modules/admin/index.js';
 import type { AdminService } from '../modules/admin/admin.service.js';
 
 /** Bad command line: printed with a hint, exit code 2, nothing booted. */

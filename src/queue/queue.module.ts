@@ -2,7 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { type DynamicModule, Global, Module, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { AppConfig } from '../config/app-config.js';
-import { Metrics } from '../modules/health/metrics.service.js';
+import { Metrics } from '../observability/metrics.service.js';
 import { MaintenanceProcessor } from './maintenance.processor.js';
 import { PeriodicScheduler } from './periodic-scheduler.js';
 import { PeriodicTasks } from './periodic-tasks.js';
@@ -14,7 +14,8 @@ import { WorkReconciler } from './work-reconciler.js';
 
 /**
  * BullMQ on Redis. Queues exist in every role; workers are registered only when APP_ROLE runs
- * them (manual registration in QueueLifecycle).
+ * them (manual registration in QueueLifecycle). Global, like config and the database: platform
+ * configured once (`forRoot`) that every domain uses to enqueue and register its periodic work.
  */
 @Global()
 @Module({})

@@ -2,6 +2,7 @@ import { Injectable, Module, type OnModuleInit } from '@nestjs/common';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { AdminModule } from '../../src/modules/admin/admin.module.js';
 import { compareNewestFirst } from '../../src/modules/admin/admin-task-list.service.js';
 import { AdminTaskDirectory, type AdminTaskFilter, type AdminTaskSource, type AdminTaskSummary } from '../../src/modules/admin/task-directory.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
@@ -67,7 +68,7 @@ class SampleTaskSources implements OnModuleInit {
   }
 }
 
-@Module({ providers: [SampleTaskSources] })
+@Module({ imports: [AdminModule], providers: [SampleTaskSources] })
 class SampleTaskSourcesModule {}
 
 interface TaskBody {

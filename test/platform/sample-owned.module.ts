@@ -6,6 +6,7 @@ import { IsBoolean, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateNe
 import { randomUUID } from 'node:crypto';
 import { Column, DataSource, Entity, PrimaryColumn } from 'typeorm';
 import { notFound } from '../../libs/common/index.js';
+import { entityManagerOf, inTransaction, type TransactionHandle } from '../../src/database/transaction.js';
 import { BillingModule } from '../../src/modules/billing/billing.module.js';
 import { WalletService } from '../../src/modules/billing/wallet.service.js';
 import { type AuthenticatedKey, CurrentKey } from '../../src/modules/identity/authenticated-key.js';
@@ -78,8 +79,13 @@ export class SampleOwnedRepository {
     return this.db.manager.findOneBy(SampleOwnedEntity, { apiKeyId, id });
   }
 
-  transaction<T>(work: (manager: DataSource['manager']) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
+  transaction<T>(work: (tx: TransactionHandle) => Promise<T>): Promise<T> {
+    return inTransaction(this.db, work);
+  }
+
+  async insert(tx: TransactionHandle, row: SampleOwnedEntity): Promise<SampleOwnedEntity> {
+    const manager = entityManagerOf(tx);
+    return manager.save(manager.create(SampleOwnedEntity, row));
   }
 }
 
@@ -92,7 +98,7 @@ export class SampleOwnedService {
 
   /** The creation flow of DESIGN §6 in miniature: hold and row commit together or not at all. */
   create(key: AuthenticatedKey, dto: CreateSampleOwnedDto): Promise<SampleOwnedResource> {
-    return this.repository.transaction(async (manager) => {
+    return this.repository.transaction(async (tx) => {
       const id = randomUUID();
       const holdId = await this.wallet.hold(
         {
@@ -103,10 +109,9 @@ export class SampleOwnedService {
           subjectType: 'test_owned',
           subjectId: id,
         },
-        manager,
+        tx,
       );
-      const row = manager.create(SampleOwnedEntity, { id, apiKeyId: key.id, workspaceId: key.workspaceId, label: dto.label, holdId });
-      return toResource(await manager.save(row));
+      return toResource(await this.repository.insert(tx, { id, apiKeyId: key.id, workspaceId: key.workspaceId, label: dto.label, holdId }));
     });
   }
 

@@ -11,9 +11,9 @@ import {
 } from '@nestjs/swagger';
 import type { Page } from '../../../libs/common/index.js';
 import { ErrorEnvelopeDto } from '../../app/error-envelope.dto.js';
-import { WalletResponseDto } from '../billing/wallet.controller.js';
+import { WalletResponseDto } from '../billing/index.js';
 import type { WalletResource } from '../billing/wallet.service.js';
-import { AdminRoute } from '../identity/route-access.js';
+import { AdminRoute } from '../identity/index.js';
 import {
   AdminTaskPageDto,
   ApiKeyDto,

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, IsUUID, Length, Matches, Max, Min } from 'class-validator';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../../../libs/common/index.js';
-import { WalletResponseDto } from '../billing/wallet.controller.js';
-import type { KeyEnvironment } from '../identity/api-key.entity.js';
+import { WalletResponseDto } from '../billing/index.js';
+import type { KeyEnvironment } from '../identity/index.js';
 import { IsUsdAmount, MAX_CREDIT_USD } from './usd-amount.validator.js';
 
 const ENVIRONMENTS: KeyEnvironment[] = ['live', 'test'];

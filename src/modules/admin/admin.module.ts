@@ -1,4 +1,4 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { BillingModule } from '../billing/billing.module.js';
 import { IdentityModule } from '../identity/identity.module.js';
 import { AdminTaskListService } from './admin-task-list.service.js';
@@ -7,7 +7,7 @@ import { AdminService } from './admin.service.js';
 import { DemoSeeder } from './demo-seeder.js';
 import { AdminTaskDirectory } from './task-directory.js';
 
-@Global()
+/** The admin API, the demo seed, and the task directory each task domain registers its tasks in (import this module to register). */
 @Module({
   imports: [IdentityModule, BillingModule],
   controllers: [AdminController],

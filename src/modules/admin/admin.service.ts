@@ -11,12 +11,9 @@ import {
   toPage,
   usdToMicros,
 } from '../../../libs/common/index.js';
-import type { LedgerEntryEntity } from '../billing/ledger-entry.entity.js';
-import { WalletService, type WalletResource } from '../billing/wallet.service.js';
-import type { ApiKeyEntity, KeyEnvironment } from '../identity/api-key.entity.js';
-import { IdentityRepository } from '../identity/identity.repository.js';
-import { IdentityService } from '../identity/identity.service.js';
-import type { WorkspaceEntity } from '../identity/workspace.entity.js';
+import { type LedgerEntry, WalletService, type WalletResource } from '../billing/wallet.service.js';
+import type { KeyEnvironment } from '../identity/index.js';
+import { type ApiKey, IdentityService, type Workspace } from '../identity/identity.service.js';
 import type {
   ApiKeyDto,
   CreateWorkspaceDto,
@@ -39,7 +36,6 @@ import type {
 export class AdminService {
   constructor(
     private readonly identity: IdentityService,
-    private readonly identities: IdentityRepository,
     private readonly wallets: WalletService,
   ) {}
 
@@ -49,7 +45,7 @@ export class AdminService {
 
   async listWorkspaces(query: PageQueryDto): Promise<Page<WorkspaceDetailDto>> {
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
-    const rows = await this.identities.listWorkspaces(limit, uuidCursor(query.after));
+    const rows = await this.identity.listWorkspaces(limit, uuidCursor(query.after));
     const page = toPage(rows, limit, (row) => row);
     const figures = await this.wallets.figuresOf(page.items.map((w) => w.id));
     return { ...page, items: page.items.map((w) => ({ ...toWorkspace(w), wallet: figures.get(w.id)!.live, testWallet: figures.get(w.id)!.test })) };
@@ -70,7 +66,7 @@ export class AdminService {
   async listApiKeys(workspaceId: string, query: PageQueryDto): Promise<Page<ApiKeyDto>> {
     const workspace = await this.workspace(workspaceId);
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
-    const rows = await this.identities.listApiKeys(workspace.id, limit, uuidCursor(query.after));
+    const rows = await this.identity.listApiKeys(workspace.id, limit, uuidCursor(query.after));
     return toPage(rows, limit, toApiKey);
   }
 
@@ -106,7 +102,7 @@ export class AdminService {
     );
   }
 
-  private async workspace(id: string): Promise<WorkspaceEntity> {
+  private async workspace(id: string): Promise<Workspace> {
     const uuid = normalizeUuid(id);
     if (!uuid) throw notFound('workspace');
     return this.identity.getWorkspace(uuid);
@@ -133,11 +129,11 @@ function ledgerCursor(after: string | undefined): bigint | undefined {
   return BigInt(position.id);
 }
 
-export function toWorkspace(row: WorkspaceEntity): WorkspaceDto {
+export function toWorkspace(row: Workspace): WorkspaceDto {
   return { id: row.id, name: row.name, createdAt: row.createdAt };
 }
 
-export function toApiKey(row: ApiKeyEntity): ApiKeyDto {
+export function toApiKey(row: ApiKey): ApiKeyDto {
   return {
     id: row.id,
     workspaceId: row.workspaceId,
@@ -151,7 +147,7 @@ export function toApiKey(row: ApiKeyEntity): ApiKeyDto {
   };
 }
 
-export function toLedgerEntry(row: LedgerEntryEntity): LedgerEntryDto {
+export function toLedgerEntry(row: LedgerEntry): LedgerEntryDto {
   return {
     id: row.id.toString(),
     kind: row.kind,

@@ -4,7 +4,6 @@ import { DataSource } from 'typeorm';
 import { usdToMicros } from '../../../libs/common/index.js';
 import { AppConfig } from '../../config/app-config.js';
 import { WalletService } from '../billing/wallet.service.js';
-import { IdentityRepository } from '../identity/identity.repository.js';
 import { IdentityService } from '../identity/identity.service.js';
 
 export const DEMO_CREDIT_USD = 25;
@@ -23,7 +22,6 @@ export class DemoSeeder {
   constructor(
     private readonly config: AppConfig,
     private readonly identity: IdentityService,
-    private readonly identities: IdentityRepository,
     private readonly wallet: WalletService,
     @InjectDataSource() private readonly db: DataSource,
   ) {}
@@ -31,12 +29,12 @@ export class DemoSeeder {
   /** Returns the demo key when one was created. */
   async seedOnFirstStart(): Promise<string | null> {
     if (!this.config.env.DEMO_SEED || this.config.isProduction) return null;
-    if ((await this.identities.countWorkspaces()) > 0) return null;
+    if ((await this.identity.countWorkspaces()) > 0) return null;
     const lock = this.db.createQueryRunner();
     try {
       await lock.query('SELECT pg_advisory_lock($1)', [SEED_LOCK_KEY]);
       // Re-checked under the lock: another instance may have seeded while we waited.
-      if ((await this.identities.countWorkspaces()) > 0) return null;
+      if ((await this.identity.countWorkspaces()) > 0) return null;
       return await this.seed();
     } finally {
       await lock.query('SELECT pg_advisory_unlock($1)', [SEED_LOCK_KEY]).catch(() => undefined);

@@ -2,7 +2,7 @@ import { Module, type OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { microsToUsd } from '../../../libs/common/index.js';
 import { PeriodicTasks } from '../../queue/periodic-tasks.js';
-import { Metrics } from '../health/metrics.service.js';
+import { Metrics } from '../../observability/metrics.service.js';
 import { HoldEntity } from './hold.entity.js';
 import { LedgerEntryEntity } from './ledger-entry.entity.js';
 import { WalletController } from './wallet.controller.js';

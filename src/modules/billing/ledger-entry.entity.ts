@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { bigintTransformer } from '../../database/column-transformers.js';
-import type { KeyEnvironment } from '../identity/api-key.entity.js';
+import type { KeyEnvironment } from '../identity/index.js';
 
 /**
  * credit: balance +amount · hold: held +amount · capture: balance −amount, held −amount ·

@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { bigintTransformer } from '../../database/column-transformers.js';
-import type { KeyEnvironment } from '../identity/api-key.entity.js';
+import type { KeyEnvironment } from '../identity/index.js';
 
 /** One wallet per workspace and key environment (live money, test money). */
 @Entity('wallet')

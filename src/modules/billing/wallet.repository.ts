@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
-import type { KeyEnvironment } from '../identity/api-key.entity.js';
+import { DataSource } from 'typeorm';
+import type { KeyEnvironment } from '../identity/index.js';
 import { namedQuery, type NamedStatement } from '../../database/named-query.js';
+import { entityManagerOf, type TransactionHandle } from '../../database/transaction.js';
 import { GroupCommit } from '../../../libs/common/index.js';
 import type { HoldStatus } from './hold.entity.js';
 import { LedgerEntryEntity } from './ledger-entry.entity.js';
@@ -179,11 +180,11 @@ export class WalletRepository {
    * when it does not. Wallet update, hold row and ledger entry happen in one statement; the
    * wallet row lock serialises concurrent holds, and the WHERE is re-checked after the wait.
    */
-  async hold(holdId: string, input: HoldInput, manager?: EntityManager): Promise<string | null> {
+  async hold(holdId: string, input: HoldInput, tx?: TransactionHandle): Promise<string | null> {
     const values: HoldValues = [input.workspaceId, input.environment, input.amountMicros.toString(), holdId, input.apiKeyId, input.subjectType, input.subjectId];
-    // Inside the caller's transaction: its manager, one statement. Otherwise the group commit.
-    if (manager) {
-      const rows: Array<{ hold_id: string }> = await manager.query(HOLD.text, values);
+    // Inside the caller's transaction: one statement on it. Otherwise the group commit.
+    if (tx) {
+      const rows: Array<{ hold_id: string }> = await entityManagerOf(tx).query(HOLD.text, values);
       return rows[0]?.hold_id ?? null;
     }
     return this.holds.submit(values);
@@ -279,6 +280,18 @@ export class WalletRepository {
     if (environment) query.andWhere('e.environment = :environment', { environment });
     if (beforeId !== undefined) query.andWhere('e.id < :beforeId', { beforeId: beforeId.toString() });
     return query.getMany();
+  }
+
+  /**
+   * Ids of the open holds of one subject type made before `cutoff`, oldest first (at most
+   * `limit`): the holds a crashed process left behind.
+   */
+  async openHoldsBefore(subjectType: string, cutoff: Date, limit: number): Promise<string[]> {
+    const rows: Array<{ id: string }> = await this.db.query(
+      `SELECT id FROM hold WHERE status = 'open' AND subject_type = $1 AND created_at < $2 ORDER BY created_at LIMIT $3`,
+      [subjectType, cutoff, limit],
+    );
+    return rows.map((row) => row.id);
   }
 
   /** Open holds (count and total) for the metrics gauge. */

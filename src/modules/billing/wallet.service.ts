@@ -1,10 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from 'typeorm';
 import { CommonErrorCode, DomainError, microsToUsd, notFound } from '../../../libs/common/index.js';
 import { isConnectionError, retryOnConnectionError } from '../../database/connection-errors.js';
-import { Metrics } from '../health/metrics.service.js';
-import type { KeyEnvironment } from '../identity/api-key.entity.js';
+import type { TransactionHandle } from '../../database/transaction.js';
+import { Metrics } from '../../observability/metrics.service.js';
+import type { KeyEnvironment } from '../identity/index.js';
+import type { LedgerEntryEntity, LedgerKind } from './ledger-entry.entity.js';
 import { type JournalEntry, SettlementJournal } from './settlement-journal.js';
 import { type HoldInput, type HoldResolution, WalletRepository } from './wallet.repository.js';
 
@@ -25,6 +26,23 @@ export interface WalletResource {
   heldUsd: number;
   availableUsd: number;
 }
+
+/** One ledger entry as other modules see it (a plain object, never the entity). */
+export interface LedgerEntry {
+  id: bigint;
+  workspaceId: string;
+  environment: KeyEnvironment;
+  kind: LedgerKind;
+  amountMicros: bigint;
+  holdId: string | null;
+  subjectType: string | null;
+  subjectId: string | null;
+  reference: string | null;
+  createdAt: Date;
+}
+
+/** Open holds released per query by `releaseAbandoned`. */
+const ABANDONED_BATCH = 500;
 
 /**
  * The prepaid wallet (DESIGN §5): hold the most an operation can cost, then settle on measured
@@ -58,16 +76,16 @@ export class WalletService {
   }
 
   /**
-   * Reserves the amount or refuses with 402. Pass the transaction's manager to make the hold
-   * part of the same transaction as the task row that owns it (that transaction's failure is
-   * its owner's to handle). Alone, a hold rides out lost connections: before trying again it
-   * looks whether the lost try had committed, so a hold is never made twice.
+   * Reserves the amount or refuses with 402. Pass the caller's transaction (`inTransaction`) to
+   * make the hold commit with the task row that owns it (that transaction's failure is its
+   * owner's to handle). Alone, a hold rides out lost connections: before trying again it looks
+   * whether the lost try had committed, so a hold is never made twice.
    */
-  async hold(input: HoldInput, manager?: EntityManager): Promise<string> {
+  async hold(input: HoldInput, tx?: TransactionHandle): Promise<string> {
     if (input.amountMicros <= 0n) throw new RangeError('a hold must be for a positive amount');
     const holdId = randomUUID();
-    const made = manager
-      ? await this.wallets.hold(holdId, input, manager)
+    const made = tx
+      ? await this.wallets.hold(holdId, input, tx)
       : // Should the database stay away, a hold made by a lost try is released once it is back.
         await this.reliably(releaseOf(holdId), async (retrying) =>
           retrying && (await this.wallets.holdExists(holdId)) ? holdId : this.wallets.hold(holdId, input),
@@ -97,6 +115,20 @@ export class WalletService {
   /** Releases the whole hold; nothing is charged. */
   release(holdId: string): Promise<HoldResolution> {
     return this.resolve(holdId, 0n, 'released', releaseOf(holdId));
+  }
+
+  /**
+   * Releases the open holds of `subjectType` made before `olderThan`: holds a process left when
+   * it died mid-request (a periodic task of the domain that owns them). Nothing is charged.
+   * Returns how many it released (a hold resolved meanwhile is not counted).
+   */
+  async releaseAbandoned(subjectType: string, olderThan: Date): Promise<number> {
+    let released = 0;
+    for (;;) {
+      const ids = await this.wallets.openHoldsBefore(subjectType, olderThan, ABANDONED_BATCH);
+      for (const id of ids) if ((await this.release(id)).changed) released++;
+      if (ids.length < ABANDONED_BATCH) return released;
+    }
   }
 
   /**
@@ -139,8 +171,8 @@ export class WalletService {
   }
 
   /** Ledger entries newest first (`limit + 1` rows, for paging). */
-  listLedger(workspaceId: string, limit: number, beforeId?: bigint, environment?: KeyEnvironment) {
-    return this.wallets.listLedger(workspaceId, limit, beforeId, environment);
+  async listLedger(workspaceId: string, limit: number, beforeId?: bigint, environment?: KeyEnvironment): Promise<LedgerEntry[]> {
+    return (await this.wallets.listLedger(workspaceId, limit, beforeId, environment)).map(toLedgerEntry);
   }
 
   private async resolve(holdId: string, measuredMicros: bigint, status: 'settled' | 'released', fallback: Omit<JournalEntry, 'at'>): Promise<HoldResolution> {
@@ -189,6 +221,11 @@ export class WalletService {
       uncollectedUsd: microsToUsd(resolution.uncollectedMicros),
     });
   }
+}
+
+function toLedgerEntry(row: LedgerEntryEntity): LedgerEntry {
+  const { id, workspaceId, environment, kind, amountMicros, holdId, subjectType, subjectId, reference, createdAt } = row;
+  return { id, workspaceId, environment, kind, amountMicros, holdId, subjectType, subjectId, reference, createdAt };
 }
 
 export function toWalletResource(balanceMicros: bigint, heldMicros: bigint): WalletResource {

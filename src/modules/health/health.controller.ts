@@ -3,8 +3,8 @@ import { ApiOkResponse, ApiOperation, ApiProduces, ApiServiceUnavailableResponse
 import { HealthCheck, HealthCheckService, type HealthCheckResult, type HealthIndicatorResult, HealthIndicatorService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import type { Redis } from 'ioredis';
 import { REDIS } from '../../queue/redis.provider.js';
-import { Public } from '../identity/route-access.js';
-import { Metrics } from './metrics.service.js';
+import { Public } from '../identity/index.js';
+import { Metrics } from '../../observability/metrics.service.js';
 
 @ApiTags('operations')
 @Public()

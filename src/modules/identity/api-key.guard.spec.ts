@@ -4,7 +4,7 @@ import type { ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { DataSource } from 'typeorm';
 import { Clock, DomainError } from '../../../libs/common/index.js';
-import type { Metrics } from '../health/metrics.service.js';
+import type { Metrics } from '../../observability/metrics.service.js';
 import { ApiKeyGuard } from './api-key.guard.js';
 import type { IdentityRepository } from './identity.repository.js';
 

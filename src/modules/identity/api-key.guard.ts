@@ -5,7 +5,7 @@ import type { DataSource } from 'typeorm';
 import { CommonErrorCode, DomainError, Clock, GroupCommit } from '../../../libs/common/index.js';
 import { retryOnConnectionError } from '../../database/connection-errors.js';
 import { namedQuery } from '../../database/named-query.js';
-import { Metrics } from '../health/metrics.service.js';
+import { Metrics } from '../../observability/metrics.service.js';
 import { parseApiKey } from './api-key-format.js';
 import type { KeyEnvironment } from './api-key.entity.js';
 import type { AuthenticatedKey } from './authenticated-key.js';

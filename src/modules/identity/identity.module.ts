@@ -11,6 +11,6 @@ import { WorkspaceEntity } from './workspace.entity.js';
 @Module({
   imports: [TypeOrmModule.forFeature([WorkspaceEntity, ApiKeyEntity])],
   providers: [IdentityRepository, IdentityService, AdminGuard, ApiKeyGuard, { provide: APP_GUARD, useExisting: ApiKeyGuard }],
-  exports: [IdentityService, IdentityRepository, AdminGuard, ApiKeyGuard],
+  exports: [IdentityService, AdminGuard, ApiKeyGuard],
 })
 export class IdentityModule {}

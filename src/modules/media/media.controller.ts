@@ -12,7 +12,7 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorEnvelopeDto } from '../../app/error-envelope.dto.js';
-import { Public } from '../identity/route-access.js';
+import { Public } from '../identity/index.js';
 import { MediaDelivery } from './media-delivery.service.js';
 
 const BYTES = { description: 'The bytes (or the requested range), with the stored Content-Type', schema: { type: 'string', format: 'binary' } };

@@ -43,7 +43,12 @@ function storageProvider(storage: MediaModuleOptions['storage']): Provider {
   return { ...storage, provide: MediaStorage } as Provider;
 }
 
-/** Media storage, signed links, the media route and retention. Imported as `MediaModule.forRoot(options)`. */
+/**
+ * Media storage, signed links, the media route and retention. Global, like config: the storage
+ * driver is chosen once, at the root (`MediaModule.forRoot(options)`), and every domain that
+ * stores media uses that one MediaService (a static import elsewhere would make a second,
+ * driverless instance).
+ */
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([MediaObjectEntity])],

@@ -1,4 +1,4 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { readFileSync } from 'node:fs';
 import { GuardedHttpClient } from '../../../libs/common/index.js';
 import { ProviderRegistry } from '../../../libs/providers/index.js';
@@ -16,9 +16,9 @@ function readExtraCa(path: string): Buffer {
 /**
  * The provider registry, with the credentials the configuration holds and the production rule
  * for live keys, and the guarded client for outbound HTTP to user-supplied URLs. Domain modules
- * register their adapters (live and sandbox) into it in onModuleInit and resolve one per request.
+ * import it, register their adapters (live and sandbox) into it in onModuleInit and resolve one
+ * per request (one registry per app: Nest makes one instance of a module however often imported).
  */
-@Global()
 @Module({
   providers: [
     {

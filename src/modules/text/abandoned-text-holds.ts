@@ -1,6 +1,4 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import { Clock } from '../../../libs/common/index.js';
 import { PeriodicTasks } from '../../queue/periodic-tasks.js';
 import { WalletService } from '../billing/wallet.service.js';
@@ -12,20 +10,21 @@ import { WalletService } from '../billing/wallet.service.js';
  */
 export const ABANDONED_TEXT_HOLD_MS = 2 * 3600_000;
 const SWEEP_INTERVAL_MS = 10 * 60_000;
-const SWEEP_BATCH = 500;
+/** The hold subject of text requests (TextService holds under it). */
+const TEXT_HOLD_SUBJECT = 'text';
 
 /**
  * Releases abandoned text holds, so a crash never leaves a client's money held for good. The
  * client got no answer from the dead process, so nothing is charged (as for any failure before
  * an answer). A request that somehow outlived the window and settles later finds its hold
- * released and changes nothing (settling a resolved hold is a no-op).
+ * released and changes nothing (settling a resolved hold is a no-op). The wallet does the
+ * releasing; text owns only the window and the schedule.
  */
 @Injectable()
 export class AbandonedTextHolds implements OnModuleInit {
   private readonly logger = new Logger(AbandonedTextHolds.name);
 
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
     private readonly wallet: WalletService,
     private readonly periodic: PeriodicTasks,
     private readonly clock: Clock,
@@ -44,15 +43,7 @@ export class AbandonedTextHolds implements OnModuleInit {
   /** Releases the text holds open for longer than ABANDONED_TEXT_HOLD_MS; returns how many. */
   async releaseAbandoned(): Promise<number> {
     const cutoff = new Date(this.clock.now().getTime() - ABANDONED_TEXT_HOLD_MS);
-    let released = 0;
-    for (;;) {
-      const rows: Array<{ id: string }> = await this.db.query(
-        `SELECT id FROM hold WHERE status = 'open' AND subject_type = 'text' AND created_at < $1 ORDER BY created_at LIMIT ${SWEEP_BATCH}`,
-        [cutoff],
-      );
-      for (const { id } of rows) if ((await this.wallet.release(id)).changed) released++;
-      if (rows.length < SWEEP_BATCH) break;
-    }
+    const released = await this.wallet.releaseAbandoned(TEXT_HOLD_SUBJECT, cutoff);
     if (released > 0) this.logger.warn(`released ${released} text holds left open by a process that died mid-request`);
     return released;
   }

@@ -11,9 +11,9 @@ import {
   TextUpstreamError,
 } from '../../../libs/providers/index.js';
 import { AppConfig } from '../../config/app-config.js';
-import { textCost } from '../billing/price-catalogue.js';
+import { textCost } from '../billing/index.js';
 import { type IfUnrecorded, WalletService } from '../billing/wallet.service.js';
-import type { AuthenticatedKey } from '../identity/authenticated-key.js';
+import type { AuthenticatedKey } from '../identity/index.js';
 import type { TextEvent } from './text-events.js';
 import { TextErrorCode } from './text-errors.js';
 import { TextMediaResolver } from './text-media.resolver.js';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthenticatedKey } from '../identity/authenticated-key.js';
+import type { AuthenticatedKey } from '../identity/index.js';
 import { dataLine, eventLine, SseWriter } from './sse-writer.js';
 import { TextGenerationUseCase } from './text-generation.use-case.js';
 import { type TextFrame, type TextOutput, textOutputFor } from './text-output.js';

@@ -12,8 +12,7 @@ import {
 import { RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorEnvelopeDto } from '../../app/error-envelope.dto.js';
-import { type AuthenticatedKey, CurrentKey } from '../identity/authenticated-key.js';
-import { ApiKeyRoute } from '../identity/route-access.js';
+import { ApiKeyRoute, type AuthenticatedKey, CurrentKey } from '../identity/index.js';
 import { findTextModel, listTextModels } from './text-models.js';
 import { CHAT_REQUEST_SCHEMA, CHAT_RESPONSE_SCHEMA, MODEL_LIST_SCHEMA, MODEL_SCHEMA, RESPONSE_SCHEMA, RESPONSES_REQUEST_SCHEMA } from './text.openapi.js';
 import { TextHttpTransport } from './text-http.transport.js';

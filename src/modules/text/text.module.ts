@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { BillingModule } from '../billing/billing.module.js';
+import { ProvidersModule } from '../providers/providers.module.js';
 import { AbandonedTextHolds } from './abandoned-text-holds.js';
 import { TextMediaResolver } from './text-media.resolver.js';
 import { TextController } from './text.controller.js';
@@ -8,7 +9,7 @@ import { TextHttpTransport } from './text-http.transport.js';
 
 /** Text generation: the Chat-Completions-style and Responses-style operations, and the model list. */
 @Module({
-  imports: [BillingModule],
+  imports: [BillingModule, ProvidersModule],
   controllers: [TextController],
   providers: [TextGenerationUseCase, TextHttpTransport, TextMediaResolver, AbandonedTextHolds],
   // Other transports (a WebSocket gateway) run the same use case.

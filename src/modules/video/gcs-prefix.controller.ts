@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiParam, ApiProperty, ApiPropertyOptional
 import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { Clock, DEFAULT_PAGE_LIMIT, decodeCursor, notFound, type Page, toPage, isUuid } from '../../../libs/common/index.js';
 import { IdentityService } from '../identity/identity.service.js';
-import { AdminRoute } from '../identity/route-access.js';
+import { AdminRoute } from '../identity/index.js';
 import type { VideoGcsPrefixEntity } from './video-task.entity.js';
 import { VideoTaskRepository } from './video-task.repository.js';
 

@@ -1,5 +1,5 @@
 import type { AssetRole, VideoMode } from '../../../libs/providers/index.js';
-import type { VideoModel } from '../billing/price-catalogue.js';
+import type { VideoModel } from '../billing/index.js';
 import type { CreateVideoTaskDto } from './dto/create-video-task.dto.js';
 import { VideoErrorCode, videoInvalid } from './video-errors.js';
 import type { VideoRequestSnapshot } from './video-task.entity.js';

@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { VideoJobSpec, VideoMode } from '../../../libs/providers/index.js';
 import { bigintTransformer } from '../../database/column-transformers.js';
-import type { KeyEnvironment } from '../identity/api-key.entity.js';
+import type { KeyEnvironment } from '../identity/index.js';
 
 export type VideoTaskStatus = 'queued' | 'running' | 'succeeded' | 'failed';
 

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { DataSource, type EntityManager, type QueryDeepPartialEntity, Repository } from 'typeorm';
+import { DataSource, type QueryDeepPartialEntity, Repository } from 'typeorm';
 import type { CursorPosition } from '../../../libs/common/index.js';
+import { entityManagerOf, inTransaction, type TransactionHandle } from '../../database/transaction.js';
 import { VideoGcsPrefixEntity, VideoTaskEntity, type VideoTaskPhase, type VideoTaskStatus } from './video-task.entity.js';
 
 export interface VideoTaskListFilter {
@@ -33,12 +34,13 @@ export class VideoTaskRepository {
     @InjectDataSource() private readonly db: DataSource,
   ) {}
 
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
+  /** One transaction for the task row and what must commit with it (its hold). */
+  transaction<T>(work: (tx: TransactionHandle) => Promise<T>): Promise<T> {
+    return inTransaction(this.db, work);
   }
 
-  async insert(manager: EntityManager, task: VideoTaskEntity): Promise<void> {
-    await manager.insert(VideoTaskEntity, task);
+  async insert(tx: TransactionHandle, task: VideoTaskEntity): Promise<void> {
+    await entityManagerOf(tx).insert(VideoTaskEntity, task);
   }
 
   findOwned(apiKeyId: string, id: string): Promise<VideoTaskEntity | null> {

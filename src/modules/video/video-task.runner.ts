@@ -11,7 +11,7 @@ import {
   type VideoProvider,
   VideoDownloadError,
 } from '../../../libs/providers/index.js';
-import { VIDEO_PRICES, type VideoModel, videoCost } from '../billing/price-catalogue.js';
+import { VIDEO_PRICES, videoCost, type VideoModel } from '../billing/index.js';
 import { WalletService } from '../billing/wallet.service.js';
 import { MediaService } from '../media/media.service.js';
 import { InvalidMediaError, VideoMediaValidator } from './video-media.validator.js';

@@ -3,10 +3,10 @@ import type { JobsOptions } from 'bullmq';
 import { Clock, type Page, decodeCursor, DEFAULT_PAGE_LIMIT, DomainError, isIdOf, newId, toPage } from '../../../libs/common/index.js';
 import { NoLiveAdapterError, ProviderRegistry, type VideoProvider } from '../../../libs/providers/index.js';
 import { AppConfig } from '../../config/app-config.js';
-import { videoMaxCost } from '../billing/price-catalogue.js';
+import { videoMaxCost } from '../billing/index.js';
 import { WalletService } from '../billing/wallet.service.js';
-import type { AuthenticatedKey } from '../identity/authenticated-key.js';
-import { MediaNotFoundError } from '../media/media-errors.js';
+import type { AuthenticatedKey } from '../identity/index.js';
+import { MediaNotFoundError } from '../media/index.js';
 import { MediaService } from '../media/media.service.js';
 import { JobName, QueueName } from '../../queue/queue-names.js';
 import { Queues } from '../../queue/queues.js';
@@ -53,10 +53,10 @@ export class VideoTaskService {
     const now = this.clock.now();
     const id = newId('omni');
     const amountMicros = videoMaxCost(dto.model, snapshot.controls.resolution);
-    const task = await this.tasks.transaction(async (manager) => {
+    const task = await this.tasks.transaction(async (tx) => {
       const holdId = await this.wallet.hold(
         { workspaceId: key.workspaceId, environment: key.environment, apiKeyId: key.id, amountMicros, subjectType: HOLD_SUBJECT, subjectId: id },
-        manager,
+        tx,
       );
       const row = Object.assign(new VideoTaskEntity(), {
         id,
@@ -87,7 +87,7 @@ export class VideoTaskService {
         createdAt: now,
         updatedAt: now,
       } satisfies VideoTaskEntity);
-      await this.tasks.insert(manager, row);
+      await this.tasks.insert(tx, row);
       return row;
     });
     try {
@@ -136,7 +136,7 @@ export class VideoTaskService {
   }
 
   /** The spec's task shape; links are minted now and never stored. */
-  async toResource(task: VideoTaskEntity): Promise<VideoTaskResponseDto> {
+  private async toResource(task: VideoTaskEntity): Promise<VideoTaskResponseDto> {
     const now = this.clock.now();
     const outputs: VideoTaskResponseDto['outputs'] = { videos: [], images: [] };
     if (task.status === 'succeeded' && task.expiresAt) {

@@ -11,8 +11,7 @@ import {
 } from '@nestjs/swagger';
 import type { Page } from '../../../libs/common/index.js';
 import { ErrorEnvelopeDto } from '../../app/error-envelope.dto.js';
-import { type AuthenticatedKey, CurrentKey } from '../identity/authenticated-key.js';
-import { ApiKeyRoute } from '../identity/route-access.js';
+import { ApiKeyRoute, type AuthenticatedKey, CurrentKey } from '../identity/index.js';
 import { CreateVideoTaskDto, ListVideoTasksQueryDto } from './dto/create-video-task.dto.js';
 import { VideoTaskService } from './video-task.service.js';
 import { VideoTaskPageDto, VideoTaskResponseDto } from './video-task.resource.js';

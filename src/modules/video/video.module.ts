@@ -8,10 +8,11 @@ import { AppConfig } from '../../config/app-config.js';
 import { JobName, QueueName } from '../../queue/queue-names.js';
 import { PeriodicTasks } from '../../queue/periodic-tasks.js';
 import { WorkReconciler } from '../../queue/work-reconciler.js';
-import { AdminTaskDirectory } from '../admin/task-directory.js';
+import { AdminModule, AdminTaskDirectory } from '../admin/index.js';
 import { BillingModule } from '../billing/billing.module.js';
 import { IdentityModule } from '../identity/identity.module.js';
-import { MediaService } from '../media/media.service.js';
+import { ProvidersModule } from '../providers/providers.module.js';
+import { MediaService } from '../media/index.js';
 import { GcsPrefixController } from './gcs-prefix.controller.js';
 import { UnprefixedVideoController, VideoController } from './video.controller.js';
 import { VideoProcessor } from './video.processor.js';
@@ -34,7 +35,7 @@ function bundledFfmpeg(): string | null {
 
 /** Omni video tasks: creation, retrieval, the worker, both adapters, retention, admin prefixes. */
 @Module({
-  imports: [TypeOrmModule.forFeature([VideoTaskEntity, VideoGcsPrefixEntity]), BillingModule, IdentityModule],
+  imports: [TypeOrmModule.forFeature([VideoTaskEntity, VideoGcsPrefixEntity]), BillingModule, IdentityModule, ProvidersModule, AdminModule],
   controllers: [VideoController, UnprefixedVideoController, GcsPrefixController],
   providers: [
     VideoTaskRepository,

@@ -19,7 +19,7 @@ import {
   type ValidationOptions,
 } from 'class-validator';
 import type { VideoMode, VideoRatio, VideoResolutionName } from '../../../../libs/providers/index.js';
-import { VIDEO_MODELS, type VideoModel } from '../../billing/price-catalogue.js';
+import { VIDEO_MODELS, type VideoModel } from '../../billing/index.js';
 
 export const VIDEO_MODES: readonly VideoMode[] = [
   'text_to_video',
