@@ -1,4 +1,6 @@
-import { Module } from '@nestjs/common';
+import { Module, type OnModuleDestroy } from '@nestjs/common';
+import { GeminiTextAdapter, SandboxTextProvider } from '../../../libs/providers/index.js';
+import { AppConfig } from '../../config/app-config.js';
 import { BillingModule } from '../billing/billing.module.js';
 import { AbandonedTextHolds } from './abandoned-text-holds.js';
 import { TextMediaResolver } from './text-media.resolver.js';
@@ -9,6 +11,22 @@ import { TextService } from './text.service.js';
 @Module({
   imports: [BillingModule],
   controllers: [TextController],
-  providers: [TextService, TextMediaResolver, AbandonedTextHolds],
+  providers: [
+    TextService,
+    TextMediaResolver,
+    AbandonedTextHolds,
+    SandboxTextProvider,
+    {
+      provide: GeminiTextAdapter,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => new GeminiTextAdapter({ apiKey: config.env.GEMINI_API_KEY ?? '', baseUrl: config.env.GEMINI_BASE_URL }),
+    },
+  ],
 })
-export class TextModule {}
+export class TextModule implements OnModuleDestroy {
+  constructor(private readonly gemini: GeminiTextAdapter) {}
+
+  async onModuleDestroy(): Promise<void> {
+    await this.gemini.close();
+  }
+}

@@ -1,14 +1,12 @@
-import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../../libs/common/index.js';
 import {
   ChatAssembler,
   estimateInputTokens,
-  GeminiTextAdapter,
   NoLiveAdapterError,
   ProviderRegistry,
   ResponsesAssembler,
-  SandboxTextProvider,
   TextErrorCode,
   type TextOperation,
   type TextProvider,
@@ -18,7 +16,6 @@ import {
   translateTextRequest,
   type TranslatedTextRequest,
 } from '../../../libs/providers/index.js';
-import { AppConfig } from '../../config/app-config.js';
 import { textCost } from '../billing/price-catalogue.js';
 import { type IfUnrecorded, WalletService } from '../billing/wallet.service.js';
 import type { AuthenticatedKey } from '../identity/authenticated-key.js';
@@ -59,28 +56,14 @@ interface Prepared {
  * the upstream's reported usage before the response, the terminal event or `[DONE]`.
  */
 @Injectable()
-export class TextService implements OnModuleInit, OnModuleDestroy {
+export class TextService {
   private readonly logger = new Logger(TextService.name);
-  private live: GeminiTextAdapter | null = null;
 
   constructor(
     private readonly registry: ProviderRegistry,
     private readonly wallet: WalletService,
     private readonly media: TextMediaResolver,
-    private readonly config: AppConfig,
   ) {}
-
-  onModuleInit(): void {
-    this.registry.register('text', 'sandbox', new SandboxTextProvider());
-    if (this.config.env.GEMINI_API_KEY) {
-      this.live = new GeminiTextAdapter({ apiKey: this.config.env.GEMINI_API_KEY, baseUrl: this.config.env.GEMINI_BASE_URL });
-      this.registry.register('text', 'gemini', this.live);
-    }
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.live?.close();
-  }
 
   async generate(operation: TextOperation, key: AuthenticatedKey, body: unknown, request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const translated = translateTextRequest(operation, body);

@@ -9,13 +9,13 @@ import {
   type PreparedAsset,
   type VideoJobSpec,
   type VideoProvider,
+  ProviderRegistry,
   VideoDownloadError,
 } from '../../../libs/providers/index.js';
 import { VIDEO_PRICES, type VideoModel, videoCost } from '../billing/price-catalogue.js';
 import { WalletService } from '../billing/wallet.service.js';
 import { MediaService } from '../media/media.service.js';
 import { InvalidMediaError, VideoMediaValidator } from './video-media.validator.js';
-import { VideoProviders } from './video-providers.js';
 import { VIDEO_RETENTION_MS } from './video-task.service.js';
 import { TERMINAL_STATUSES, type VideoTaskEntity, type VideoTaskPhase } from './video-task.entity.js';
 import { VideoTaskRepository } from './video-task.repository.js';
@@ -54,7 +54,7 @@ export class VideoTaskRunner {
   constructor(
     private readonly tasks: VideoTaskRepository,
     private readonly validator: VideoMediaValidator,
-    private readonly providers: VideoProviders,
+    private readonly registry: ProviderRegistry,
     private readonly wallet: WalletService,
     private readonly media: MediaService,
     private readonly clock: Clock,
@@ -73,7 +73,8 @@ export class VideoTaskRunner {
   }
 
   private async step(task: VideoTaskEntity): Promise<Step> {
-    const provider = this.providers.get(task.adapter);
+    // A task keeps the adapter chosen at creation: credentials or routes may have changed since.
+    const provider = this.registry.get<VideoProvider>('video', task.adapter);
     switch (task.phase) {
       case null:
         await this.tasks.transition(task.id, { status: ['queued'], phase: [null] }, { status: 'running', phase: 'validating', updatedAt: this.clock.now() });

@@ -66,7 +66,7 @@ export class VideoTaskService {
         model: dto.model,
         mode: snapshot.mode,
         request: snapshot,
-        adapter: adapter as 'gemini-video' | 'sandbox',
+        adapter,
         status: 'queued',
         phase: null,
         upstreamOperation: null,
