@@ -16,7 +16,7 @@ import {
   translateTextRequest,
   type TranslatedTextRequest,
 } from '../../../libs/providers/index.js';
-import { textCost } from '../billing/price-catalogue.js';
+import { PriceCatalogue, type PriceContext } from '../billing/price-catalogue.js';
 import { type IfUnrecorded, WalletService } from '../billing/wallet.service.js';
 import type { AuthenticatedKey } from '../identity/authenticated-key.js';
 import { dataLine, eventLine, SseWriter } from './sse-writer.js';
@@ -48,6 +48,8 @@ interface Prepared {
   provider: TextProvider;
   holdId: string;
   estimatedInputTokens: number;
+  /** Who pays: the hold and the charge are priced for the same workspace and key. */
+  payer: PriceContext;
 }
 
 /**
@@ -63,6 +65,7 @@ export class TextService {
     private readonly registry: ProviderRegistry,
     private readonly wallet: WalletService,
     private readonly media: TextMediaResolver,
+    private readonly prices: PriceCatalogue,
   ) {}
 
   async generate(operation: TextOperation, key: AuthenticatedKey, body: unknown, request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -79,15 +82,14 @@ export class TextService {
     const provider = this.providerFor(key, translated.model);
     await this.media.resolve(translated.gemini);
     const estimatedInputTokens = estimateInputTokens(translated.gemini);
+    const payer: PriceContext = { workspaceId: key.workspaceId, apiKeyId: key.id, environment: key.environment };
     const holdId = await this.wallet.hold({
-      workspaceId: key.workspaceId,
-      environment: key.environment,
-      apiKeyId: key.id,
-      amountMicros: textCost(translated.model, estimatedInputTokens, translated.maxOutputTokens),
+      ...payer,
+      amountMicros: this.prices.textCost(payer, translated.model, estimatedInputTokens, translated.maxOutputTokens),
       subjectType: 'text',
       subjectId,
     });
-    return { translated, provider, holdId, estimatedInputTokens };
+    return { translated, provider, holdId, estimatedInputTokens, payer };
   }
 
   private providerFor(key: AuthenticatedKey, model: string): TextProvider {
@@ -114,7 +116,7 @@ export class TextService {
   private async settle(prepared: Prepared, usage: TokenUsage, ifUnrecorded: IfUnrecorded = 'charge'): Promise<void> {
     const { model, maxOutputTokens } = prepared.translated;
     const outputTokens = Math.min(usage.outputTokens, maxOutputTokens);
-    await this.wallet.settle(prepared.holdId, textCost(model, usage.inputTokens, outputTokens), ifUnrecorded);
+    await this.wallet.settle(prepared.holdId, this.prices.textCost(prepared.payer, model, usage.inputTokens, outputTokens), ifUnrecorded);
   }
 
   private async once(prepared: Prepared, chat: ChatAssembler | null, responses: ResponsesAssembler | null, reply: FastifyReply): Promise<void> {
