@@ -13,8 +13,9 @@
  * | image          | per image, by size                     |
  */
 import { ceilDiv } from '../../../libs/common/index.js';
+import { VIDEO_MODEL_IDS } from '../../../libs/providers/index.js';
 
-export const VIDEO_MODELS = ['vendor-omni-1.1-flash-preview', 'vendor-omni-flash-preview'] as const;
+export const VIDEO_MODELS = VIDEO_MODEL_IDS;
 export type VideoModel = (typeof VIDEO_MODELS)[number];
 export type VideoResolution = '360p' | '720p' | '1080p' | '4k';
 
