@@ -177,6 +177,14 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(1)
   REALTIME_MAX_SESSIONS_PER_KEY = 1;
 
+  /**
+   * `model:adapter` pairs (comma or space separated) naming the adapter that serves a model; a
+   * model not listed is served live when an adapter serving it has credentials, else by the
+   * sandbox. Checked against the registered adapters at boot (ProviderRegistry.validateRoutes).
+   */
+  @IsOptional() @IsString()
+  PROVIDER_ROUTES?: string;
+
   // Upstream providers: a model is served live only when its adapter's credentials are set.
   @IsOptional() @IsString()
   GEMINI_API_KEY?: string;

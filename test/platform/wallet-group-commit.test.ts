@@ -5,7 +5,7 @@ import type { QueryRunner } from 'typeorm';
 import { DomainError } from '../../libs/common/index.js';
 import { WalletBatch1763800000200 } from '../../src/database/migrations/1763800000200-wallet-batch.js';
 import { SetBasedResolutions1763800000500 } from '../../src/database/migrations/1763800000500-set-based-resolutions.js';
-import { textCost } from '../../src/modules/billing/price-catalogue.js';
+import { textListCost } from '../support/list-prices.js';
 import { type HoldResolution, WalletRepository } from '../../src/modules/billing/wallet.repository.js';
 import { WalletService } from '../../src/modules/billing/wallet.service.js';
 import type { KeyEnvironment } from '../../src/modules/identity/api-key.entity.js';
@@ -400,12 +400,12 @@ describe('wallet group commit (batched holds and resolutions, real PostgreSQL)',
         const model = 'vendor-3.8-flash';
         if (i % 2 === 0) {
           const completion = await client.chat.completions.create({ model, messages: [{ role: 'user', content: `sync ${i}` }] });
-          return textCost(model, completion.usage!.prompt_tokens, completion.usage!.completion_tokens);
+          return textListCost(model, completion.usage!.prompt_tokens, completion.usage!.completion_tokens);
         }
         const stream = await client.chat.completions.create({ model, messages: [{ role: 'user', content: `stream ${i}` }], stream: true, stream_options: { include_usage: true } });
         let usage: { prompt_tokens: number; completion_tokens: number } | undefined;
         for await (const chunk of stream) usage = chunk.usage ?? usage;
-        return textCost(model, usage!.prompt_tokens, usage!.completion_tokens);
+        return textListCost(model, usage!.prompt_tokens, usage!.completion_tokens);
       }),
     );
     const now = counters();

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { textCost } from '../../src/modules/billing/price-catalogue.js';
+import { textListCost } from '../support/list-prices.js';
 import { WalletService } from '../../src/modules/billing/wallet.service.js';
 import { FakeGeminiServer } from '../fakes/gemini-text-server.js';
 import { createAccount } from '../support/factories.js';
@@ -75,7 +75,7 @@ describe('reliability: a charge never exceeds its hold', () => {
     const wallet = t.app.get(WalletService);
     const cappedBefore = await metric(t, 'svc_wallet_charges_capped_total');
     const holdId = await wallet.hold({ workspaceId: account.workspaceId, environment: 'live', apiKeyId: account.keyId, amountMicros: 159n, subjectType: 'attack', subjectId: 'runaway' });
-    const measured = textCost('vendor-3.8-flash', 3, 2_500_000);
+    const measured = textListCost('vendor-3.8-flash', 3, 2_500_000);
     assert.ok(measured > 5n * USD, 'the measured cost is above the whole balance');
 
     const resolution = await wallet.settle(holdId, measured);

@@ -16,7 +16,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { microsToUsd, usdToMicros } from '../../libs/common/index.js';
-import { videoCost } from '../../src/modules/billing/price-catalogue.js';
+import { videoListCost } from '../support/list-prices.js';
 import { videoJobId } from '../../src/modules/video/video-task.service.js';
 import { QueueName } from '../../src/queue/queue-names.js';
 import { Queues } from '../../src/queue/queues.js';
@@ -34,7 +34,7 @@ const GENERATION_DELAY_MS = 5000;
 /** The bound on waiting for recovery: far above the promise, so only a real loss fails. */
 const RECOVERY_CAP_MS = 15 * RECONCILE_INTERVAL_MS;
 const MODEL = 'vendor-omni-flash-preview';
-const CHARGE = videoCost(MODEL, '720p', 3);
+const CHARGE = videoListCost(MODEL, '720p', 3);
 
 describe('Redis loses the queue keys with video tasks in flight: recovery without a restart', () => {
   let t: TestApp;

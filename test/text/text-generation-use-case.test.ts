@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DomainError } from '../../libs/common/index.js';
-import { textCost } from '../../src/modules/billing/price-catalogue.js';
+import { textListCost } from '../support/list-prices.js';
 import type { AuthenticatedKey } from '../../src/modules/identity/authenticated-key.js';
 import type { TextEvent } from '../../src/modules/text/text-events.js';
 import { TextGenerationUseCase } from '../../src/modules/text/text-generation.use-case.js';
@@ -62,7 +62,7 @@ describe('text generation use case (transport-free events)', () => {
     assert.ok(settled.event.type === 'settled' && settled.event.complete);
     const [hold] = await textHolds(t, account.workspaceId);
     assert.equal(hold!.subject_id, 'chatcmpl-use-case-stream');
-    assert.equal(BigInt(hold!.captured_micros), textCost('vendor-3.8-flash', settled.event.usage.inputTokens, settled.event.usage.outputTokens));
+    assert.equal(BigInt(hold!.captured_micros), textListCost('vendor-3.8-flash', settled.event.usage.inputTokens, settled.event.usage.outputTokens));
   });
 
   it('yields one delta with the whole answer when the request does not stream; its text is the visible text', async () => {

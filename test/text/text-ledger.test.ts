@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type OpenAI from 'openai';
-import { textCost } from '../../src/modules/billing/price-catalogue.js';
+import { textListCost } from '../support/list-prices.js';
 import { WalletService } from '../../src/modules/billing/wallet.service.js';
 import { AbandonedTextHolds } from '../../src/modules/text/abandoned-text-holds.js';
 import { eventually } from '../support/eventually.js';
@@ -26,7 +26,7 @@ describe('text money: hold, settle on reported usage, partial charge on abort, r
     client = openaiFor(t, account.key);
     const completion = await client.chat.completions.create({ model: 'vendor-3.8-flash', messages: [{ role: 'user', content: 'price me' }] });
     const [hold] = await textHolds(t, account.workspaceId);
-    const expected = textCost('vendor-3.8-flash', completion.usage!.prompt_tokens, completion.usage!.completion_tokens);
+    const expected = textListCost('vendor-3.8-flash', completion.usage!.prompt_tokens, completion.usage!.completion_tokens);
     assert.equal(hold!.status, 'settled');
     assert.equal(BigInt(hold!.captured_micros), expected);
     assert.equal(hold!.subject_id, completion.id);
@@ -67,7 +67,7 @@ describe('text money: hold, settle on reported usage, partial charge on abort, r
     // The SDK stops at [DONE]: by then the hold must already be settled.
     const [hold] = await textHolds(t, account.workspaceId);
     assert.equal(hold!.status, 'settled');
-    const expected = textCost('vendor-3.7-flash', usage!.prompt_tokens, usage!.completion_tokens);
+    const expected = textListCost('vendor-3.7-flash', usage!.prompt_tokens, usage!.completion_tokens);
     assert.ok(expected > 0n);
     assert.equal(BigInt(hold!.captured_micros), expected);
   });
@@ -108,7 +108,7 @@ describe('text money: hold, settle on reported usage, partial charge on abort, r
     assert.ok(captured < BigInt(hold!.amount_micros), 'never the full hold');
     // The full answer would have cost more than what was charged.
     const full = await client.chat.completions.create({ model: 'vendor-3.8-flash', messages: [{ role: 'user', content: 'a long story please' }] });
-    assert.ok(captured < textCost('vendor-3.8-flash', full.usage!.prompt_tokens, full.usage!.completion_tokens));
+    assert.ok(captured < textListCost('vendor-3.8-flash', full.usage!.prompt_tokens, full.usage!.completion_tokens));
   });
 
   it('an upstream failure before any output releases the hold (sync and streamed)', async () => {

@@ -1,23 +1,38 @@
+import { SetMetadata } from '@nestjs/common';
+
 /**
  * What the gateway asks of upstreams, one interface per capability (the interfaces live beside
- * each capability's adapters: text/, video/, speech/, image/, alternate-video/), and which
- * upstream adapter serves each capability when its credentials are set.
+ * each capability's adapters: text/, video/, …). Capabilities and adapter names are plain
+ * strings: a new domain or a new upstream is a folder plus registrations, not an edit here.
  */
-export type Capability = 'text' | 'image' | 'video' | 'speech' | 'alternate-video';
+export type Capability = string;
 
-export type AdapterName = 'gemini' | 'gemini-video' | 'elevenlabs' | 'kling' | 'sandbox';
+/** The in-process stand-in every capability has; `svc_test_` keys always get it. */
+export const SANDBOX_ADAPTER = 'sandbox';
 
-/** Which upstream credentials are configured (booleans only: secrets stay in config). */
-export interface ProviderCredentials {
-  gemini: boolean;
-  elevenlabs: boolean;
-  kling: boolean;
+/** What the registry needs to know of every adapter, whatever its capability. */
+export interface ProviderAdapter {
+  /** Unique within its capability; PROVIDER_ROUTES and stored tasks name adapters by it. */
+  readonly name: string;
+  /** True when it calls a real upstream; false for the sandbox. */
+  readonly live: boolean;
+  /** The public model ids it can serve. */
+  readonly models: readonly string[];
+  /** Whether its upstream credentials are configured (always true for the sandbox). */
+  credentialled(): boolean;
 }
 
-export const LIVE_ADAPTER: Record<Capability, { adapter: Exclude<AdapterName, 'sandbox'>; credential: keyof ProviderCredentials }> = {
-  text: { adapter: 'gemini', credential: 'gemini' },
-  image: { adapter: 'gemini', credential: 'gemini' },
-  video: { adapter: 'gemini-video', credential: 'gemini' },
-  speech: { adapter: 'elevenlabs', credential: 'elevenlabs' },
-  'alternate-video': { adapter: 'kling', credential: 'kling' },
-};
+export interface AdapterRegistration {
+  capability: Capability;
+  /** Replaces an adapter registered under the same capability and name instead of failing the boot. */
+  overrides?: boolean;
+}
+
+export const ADAPTER_REGISTRATION = 'providers:adapter-registration';
+
+/**
+ * Marks a class as an adapter of a capability. Any provider of the app whose instance is of a
+ * marked class (class or factory provider, from any module) is registered at boot.
+ */
+export const ProviderAdapterFor = (capability: Capability, options: Omit<AdapterRegistration, 'capability'> = {}): ClassDecorator =>
+  SetMetadata<string, AdapterRegistration>(ADAPTER_REGISTRATION, { capability, ...options });

@@ -5,6 +5,7 @@ import { PeriodicTasks } from '../../queue/periodic-tasks.js';
 import { Metrics } from '../../observability/metrics.service.js';
 import { HoldEntity } from './hold.entity.js';
 import { LedgerEntryEntity } from './ledger-entry.entity.js';
+import { PRICE_CATALOGUE_OVERRIDE, PriceCatalogue, StaticPriceCatalogue } from './price-catalogue.js';
 import { WalletController } from './wallet.controller.js';
 import { WalletEntity } from './wallet.entity.js';
 import { WalletRepository } from './wallet.repository.js';
@@ -17,8 +18,18 @@ const JOURNAL_REPLAY_INTERVAL_MS = 5_000;
 @Module({
   imports: [TypeOrmModule.forFeature([WalletEntity, HoldEntity, LedgerEntryEntity])],
   controllers: [WalletController],
-  providers: [WalletRepository, WalletService, SettlementJournal],
-  exports: [WalletService],
+  providers: [
+    WalletRepository,
+    WalletService,
+    SettlementJournal,
+    {
+      // The static price list unless a global module provides an override (docs/extending.md).
+      provide: PriceCatalogue,
+      inject: [{ token: PRICE_CATALOGUE_OVERRIDE, optional: true }],
+      useFactory: (override?: PriceCatalogue) => override ?? new StaticPriceCatalogue(),
+    },
+  ],
+  exports: [WalletService, PriceCatalogue],
 })
 export class BillingModule implements OnModuleInit {
   constructor(

@@ -1,6 +1,27 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { alternateVideoCost, imageCost, speechCost, textCost, videoCost, videoMaxCost } from './price-catalogue.js';
+import {
+  type AlternateVideoMode,
+  type AlternateVideoModel,
+  type AudioModel,
+  type ImageModel,
+  type ImageSize,
+  type PriceContext,
+  StaticPriceCatalogue,
+  type TextModel,
+  type VideoModel,
+  type VideoResolution,
+} from './price-catalogue.js';
+
+// The default catalogue's methods with the payer fixed: the static list prices everyone alike.
+const list = new StaticPriceCatalogue();
+const anyone: PriceContext = { workspaceId: 'any-workspace', apiKeyId: 'any-key', environment: 'live' };
+const videoCost = (model: VideoModel, resolution: VideoResolution, seconds: number) => list.videoCost(anyone, model, resolution, seconds);
+const videoMaxCost = (model: VideoModel, resolution: VideoResolution) => list.videoMaxCost(anyone, model, resolution);
+const textCost = (model: TextModel, inputTokens: number, outputTokens: number) => list.textCost(anyone, model, inputTokens, outputTokens);
+const speechCost = (model: AudioModel, characters: number) => list.speechCost(anyone, model, characters);
+const imageCost = (model: ImageModel, size: ImageSize, images?: number) => list.imageCost(anyone, model, size, images);
+const alternateVideoCost = (model: AlternateVideoModel, mode: AlternateVideoMode, seconds: number) => list.alternateVideoCost(anyone, model, mode, seconds);
 
 /**
  * The price list against literal figures (micro-USD), written by hand from the catalogue's

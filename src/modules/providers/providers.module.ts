@@ -1,7 +1,14 @@
-import { Module } from '@nestjs/common';
+import { Module, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryModule, DiscoveryService, Reflector } from '@nestjs/core';
 import { readFileSync } from 'node:fs';
 import { GuardedHttpClient } from '../../../libs/common/index.js';
-import { ProviderRegistry } from '../../../libs/providers/index.js';
+import {
+  ADAPTER_REGISTRATION,
+  type AdapterRegistration,
+  parseProviderRoutes,
+  type ProviderAdapter,
+  ProviderRegistry,
+} from '../../../libs/providers/index.js';
 import { AppConfig } from '../../config/app-config.js';
 
 /** The extra CA bundle, read once at boot; an unreadable file stops the boot naming the variable. */
@@ -14,23 +21,21 @@ function readExtraCa(path: string): Buffer {
 }
 
 /**
- * The provider registry, with the credentials the configuration holds and the production rule
- * for live keys, and the guarded client for outbound HTTP to user-supplied URLs. Domain modules
- * import it, register their adapters (live and sandbox) into it in onModuleInit and resolve one
- * per request (one registry per app: Nest makes one instance of a module however often imported).
+ * The provider registry, with the routes table (PROVIDER_ROUTES) and the production rule for
+ * live keys, and the guarded client for outbound HTTP to user-supplied URLs. Adapters are DI
+ * providers of any module whose class carries `@ProviderAdapterFor(capability)`: at boot this
+ * module finds them in the container, registers them and checks the routes against them
+ * (docs/extending.md › Add a provider). Domains resolve one adapter per request.
  */
 @Module({
+  imports: [DiscoveryModule],
   providers: [
     {
       provide: ProviderRegistry,
       inject: [AppConfig],
       useFactory: (config: AppConfig) =>
         new ProviderRegistry(
-          {
-            gemini: Boolean(config.env.GEMINI_API_KEY),
-            elevenlabs: Boolean(config.env.ELEVENLABS_API_KEY),
-            kling: Boolean(config.env.KLING_ACCESS_KEY && config.env.KLING_SECRET_KEY),
-          },
+          parseProviderRoutes(config.env.PROVIDER_ROUTES),
           // In production a live key never gets sandbox output (DESIGN §1): 503 instead.
           { sandboxForLiveKeys: !config.isProduction },
         ),
@@ -48,4 +53,23 @@ function readExtraCa(path: string): Buffer {
   ],
   exports: [ProviderRegistry, GuardedHttpClient],
 })
-export class ProvidersModule {}
+export class ProvidersModule implements OnModuleInit {
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly reflector: Reflector,
+    private readonly registry: ProviderRegistry,
+  ) {}
+
+  /** Every instance is built before any onModuleInit runs, and nothing routes before bootstrap. */
+  onModuleInit(): void {
+    const seen = new Set<object>();
+    for (const wrapper of this.discovery.getProviders()) {
+      const instance: unknown = wrapper.instance;
+      if (!wrapper.isDependencyTreeStatic() || typeof instance !== 'object' || instance === null || seen.has(instance)) continue;
+      seen.add(instance);
+      const registration = this.reflector.get<AdapterRegistration | undefined>(ADAPTER_REGISTRATION, instance.constructor);
+      if (registration) this.registry.register(instance as ProviderAdapter, registration);
+    }
+    this.registry.validateRoutes();
+  }
+}

@@ -1,18 +1,14 @@
-import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { DomainError } from '../../../libs/common/index.js';
 import {
-  GeminiTextAdapter,
   type GeminiResponse,
   NoLiveAdapterError,
   ProviderRegistry,
-  SandboxTextProvider,
   type TextModelId,
   type TextProvider,
   TextUpstreamError,
 } from '../../../libs/providers/index.js';
-import { AppConfig } from '../../config/app-config.js';
-import { textCost } from '../billing/index.js';
-import { type IfUnrecorded, WalletService } from '../billing/wallet.service.js';
+import { type IfUnrecorded, PriceCatalogue, type PriceContext, WalletService } from '../billing/index.js';
 import type { AuthenticatedKey } from '../identity/index.js';
 import type { TextEvent } from './text-events.js';
 import { TextErrorCode } from './text-errors.js';
@@ -34,6 +30,8 @@ interface Prepared {
   provider: TextProvider;
   holdId: string;
   estimatedInputTokens: number;
+  /** Who pays: the hold and the charge are priced for the same workspace and key. */
+  payer: PriceContext;
   /** Every upstream chunk goes through it: usage, and how much was produced, for charging. */
   track: UpstreamTrack;
 }
@@ -46,28 +44,15 @@ interface Prepared {
  * is paid for. The consumer's pace is the upstream's: the next chunk is read only when it asks.
  */
 @Injectable()
-export class TextGenerationUseCase implements OnModuleInit, OnModuleDestroy {
+export class TextGenerationUseCase {
   private readonly logger = new Logger(TextGenerationUseCase.name);
-  private live: GeminiTextAdapter | null = null;
 
   constructor(
     private readonly registry: ProviderRegistry,
     private readonly wallet: WalletService,
     private readonly media: TextMediaResolver,
-    private readonly config: AppConfig,
+    private readonly prices: PriceCatalogue,
   ) {}
-
-  onModuleInit(): void {
-    this.registry.register('text', 'sandbox', new SandboxTextProvider());
-    if (this.config.env.GEMINI_API_KEY) {
-      this.live = new GeminiTextAdapter({ apiKey: this.config.env.GEMINI_API_KEY, baseUrl: this.config.env.GEMINI_BASE_URL });
-      this.registry.register('text', 'gemini', this.live);
-    }
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.live?.close();
-  }
 
   /** Streams when the request asked for it (`stream: true`), else one delta with the whole answer. */
   async *run(key: AuthenticatedKey, translated: TranslatedTextRequest, run: TextRun): AsyncGenerator<TextEvent> {
@@ -81,15 +66,14 @@ export class TextGenerationUseCase implements OnModuleInit, OnModuleDestroy {
     const provider = this.providerFor(key, translated.model);
     await this.media.resolve(translated.gemini);
     const estimatedInputTokens = estimateInputTokens(translated.gemini);
+    const payer: PriceContext = { workspaceId: key.workspaceId, apiKeyId: key.id, environment: key.environment };
     const holdId = await this.wallet.hold({
-      workspaceId: key.workspaceId,
-      environment: key.environment,
-      apiKeyId: key.id,
-      amountMicros: this.price(translated.model, estimatedInputTokens, translated.maxOutputTokens),
+      ...payer,
+      amountMicros: this.price(payer, translated.model, estimatedInputTokens, translated.maxOutputTokens),
       subjectType: 'text',
       subjectId,
     });
-    return { translated, provider, holdId, estimatedInputTokens, track: new UpstreamTrack() };
+    return { translated, provider, holdId, estimatedInputTokens, payer, track: new UpstreamTrack() };
   }
 
   /** The one place a provider is chosen for a request. */
@@ -104,9 +88,9 @@ export class TextGenerationUseCase implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /** The one place a text price is computed: the hold and every charge. */
-  private price(model: TextModelId, inputTokens: number, outputTokens: number): bigint {
-    return textCost(model, inputTokens, outputTokens);
+  /** The one place a text price is computed: the hold and every charge (the payer's catalogue). */
+  private price(payer: PriceContext, model: TextModelId, inputTokens: number, outputTokens: number): bigint {
+    return this.prices.textCost(payer, model, inputTokens, outputTokens);
   }
 
   private usageOf(prepared: Prepared, complete: boolean): TokenUsage {
@@ -122,7 +106,7 @@ export class TextGenerationUseCase implements OnModuleInit, OnModuleDestroy {
   private async settle(prepared: Prepared, usage: TokenUsage, ifUnrecorded: IfUnrecorded = 'charge'): Promise<void> {
     const { model, maxOutputTokens } = prepared.translated;
     const outputTokens = Math.min(usage.outputTokens, maxOutputTokens);
-    await this.wallet.settle(prepared.holdId, this.price(model, usage.inputTokens, outputTokens), ifUnrecorded);
+    await this.wallet.settle(prepared.holdId, this.price(prepared.payer, model, usage.inputTokens, outputTokens), ifUnrecorded);
   }
 
   /** The delta of one chunk, then each function call it carried. */

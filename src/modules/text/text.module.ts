@@ -1,4 +1,6 @@
-import { Module } from '@nestjs/common';
+import { Module, type OnModuleDestroy } from '@nestjs/common';
+import { GeminiTextAdapter, SandboxTextProvider } from '../../../libs/providers/index.js';
+import { AppConfig } from '../../config/app-config.js';
 import { BillingModule } from '../billing/billing.module.js';
 import { ProvidersModule } from '../providers/providers.module.js';
 import { AbandonedTextHolds } from './abandoned-text-holds.js';
@@ -11,8 +13,25 @@ import { TextHttpTransport } from './text-http.transport.js';
 @Module({
   imports: [BillingModule, ProvidersModule],
   controllers: [TextController],
-  providers: [TextGenerationUseCase, TextHttpTransport, TextMediaResolver, AbandonedTextHolds],
+  providers: [
+    TextGenerationUseCase,
+    TextHttpTransport,
+    TextMediaResolver,
+    AbandonedTextHolds,
+    SandboxTextProvider,
+    {
+      provide: GeminiTextAdapter,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => new GeminiTextAdapter({ apiKey: config.env.GEMINI_API_KEY ?? '', baseUrl: config.env.GEMINI_BASE_URL }),
+    },
+  ],
   // Other transports (a WebSocket gateway) run the same use case.
   exports: [TextGenerationUseCase],
 })
-export class TextModule {}
+export class TextModule implements OnModuleDestroy {
+  constructor(private readonly gemini: GeminiTextAdapter) {}
+
+  async onModuleDestroy(): Promise<void> {
+    await this.gemini.close();
+  }
+}

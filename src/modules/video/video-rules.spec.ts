@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import type { CreateVideoTaskDto } from './dto/create-video-task.dto.js';
 import { isMediaUri } from './dto/create-video-task.dto.js';
 import { resolveVideoRequest } from './video-rules.js';
+import { StaticPriceCatalogue } from '../billing/price-catalogue.js';
 import { billableSeconds } from './video-task.runner.js';
 
 const V11 = 'vendor-omni-1.1-flash-preview' as const;
@@ -35,8 +36,9 @@ describe('video creation rules', () => {
   });
 
   it('bills measured seconds to the tenth, capped at the longest output', () => {
-    assert.equal(billableSeconds(V11, 3.022), 3);
-    assert.equal(billableSeconds(V11, 7.96), 8);
-    assert.equal(billableSeconds(V11, 10.4), 10);
+    const longest = new StaticPriceCatalogue().videoMaxOutputSeconds(V11);
+    assert.equal(billableSeconds(3.022, longest), 3);
+    assert.equal(billableSeconds(7.96, longest), 8);
+    assert.equal(billableSeconds(10.4, longest), 10);
   });
 });

@@ -50,9 +50,9 @@ export class VideoTaskEntity {
   @Column('jsonb')
   request!: VideoRequestSnapshot;
 
-  /** The adapter chosen at creation (`gemini-video` or `sandbox`); the task keeps it to the end. */
+  /** The name of the adapter chosen at creation (`gemini-video`, `sandbox`, …); the task keeps it to the end. */
   @Column('text')
-  adapter!: 'gemini-video' | 'sandbox';
+  adapter!: string;
 
   @Column('text')
   status!: VideoTaskStatus;

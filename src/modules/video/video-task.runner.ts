@@ -9,13 +9,13 @@ import {
   type PreparedAsset,
   type VideoJobSpec,
   type VideoProvider,
+  ProviderRegistry,
   VideoDownloadError,
 } from '../../../libs/providers/index.js';
-import { VIDEO_PRICES, videoCost, type VideoModel } from '../billing/index.js';
+import { PriceCatalogue, type VideoModel } from '../billing/index.js';
 import { WalletService } from '../billing/wallet.service.js';
 import { MediaService } from '../media/media.service.js';
 import { InvalidMediaError, VideoMediaValidator } from './video-media.validator.js';
-import { VideoProviders } from './video-providers.js';
 import { VIDEO_RETENTION_MS } from './video-task.service.js';
 import { TERMINAL_STATUSES, type VideoTaskEntity, type VideoTaskPhase } from './video-task.entity.js';
 import { VideoTaskRepository } from './video-task.repository.js';
@@ -54,8 +54,9 @@ export class VideoTaskRunner {
   constructor(
     private readonly tasks: VideoTaskRepository,
     private readonly validator: VideoMediaValidator,
-    private readonly providers: VideoProviders,
+    private readonly registry: ProviderRegistry,
     private readonly wallet: WalletService,
+    private readonly prices: PriceCatalogue,
     private readonly media: MediaService,
     private readonly clock: Clock,
   ) {}
@@ -73,7 +74,8 @@ export class VideoTaskRunner {
   }
 
   private async step(task: VideoTaskEntity): Promise<Step> {
-    const provider = this.providers.get(task.adapter);
+    // A task keeps the adapter chosen at creation: credentials or routes may have changed since.
+    const provider = this.registry.get<VideoProvider>('video', task.adapter);
     switch (task.phase) {
       case null:
         await this.tasks.transition(task.id, { status: ['queued'], phase: [null] }, { status: 'running', phase: 'validating', updatedAt: this.clock.now() });
@@ -226,8 +228,10 @@ export class VideoTaskRunner {
   }
 
   private async settleAndFinish(task: VideoTaskEntity): Promise<Step> {
-    const billedSeconds = billableSeconds(task.model as VideoModel, task.outputSeconds!);
-    const resolution = await this.wallet.settle(task.holdId, videoCost(task.model as VideoModel, task.request.controls.resolution, billedSeconds));
+    const model = task.model as VideoModel;
+    const billedSeconds = billableSeconds(task.outputSeconds!, this.prices.videoMaxOutputSeconds(model));
+    // Priced for the task's own workspace and key (the row carries them), as its hold was.
+    const resolution = await this.wallet.settle(task.holdId, this.prices.videoCost(task, model, task.request.controls.resolution, billedSeconds));
     // Completion: the video is stored and charged. Retention (seven days) counts from here.
     const now = this.clock.now();
     await this.tasks.transition(
@@ -268,8 +272,8 @@ export class VideoTaskRunner {
  * Seconds billed for a measured video: to the nearest tenth of a second (container padding of an
  * audio frame is not billed), never more than the longest output the hold covers.
  */
-export function billableSeconds(model: VideoModel, measured: number): number {
-  return Math.min(Math.round(measured * 10) / 10, VIDEO_PRICES[model].maxOutputSeconds);
+export function billableSeconds(measured: number, maxOutputSeconds: number): number {
+  return Math.min(Math.round(measured * 10) / 10, maxOutputSeconds);
 }
 
 function spec(task: VideoTaskEntity): VideoJobSpec {

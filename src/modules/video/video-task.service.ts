@@ -3,7 +3,7 @@ import type { JobsOptions } from 'bullmq';
 import { Clock, type Page, decodeCursor, DEFAULT_PAGE_LIMIT, DomainError, isIdOf, newId, toPage } from '../../../libs/common/index.js';
 import { NoLiveAdapterError, ProviderRegistry, type VideoProvider } from '../../../libs/providers/index.js';
 import { AppConfig } from '../../config/app-config.js';
-import { videoMaxCost } from '../billing/index.js';
+import { PriceCatalogue } from '../billing/index.js';
 import { WalletService } from '../billing/wallet.service.js';
 import type { AuthenticatedKey } from '../identity/index.js';
 import { MediaNotFoundError } from '../media/index.js';
@@ -37,6 +37,7 @@ export class VideoTaskService {
   constructor(
     private readonly tasks: VideoTaskRepository,
     private readonly wallet: WalletService,
+    private readonly prices: PriceCatalogue,
     private readonly registry: ProviderRegistry,
     private readonly queues: Queues,
     private readonly media: MediaService,
@@ -52,7 +53,7 @@ export class VideoTaskService {
     }
     const now = this.clock.now();
     const id = newId('omni');
-    const amountMicros = videoMaxCost(dto.model, snapshot.controls.resolution);
+    const amountMicros = this.prices.videoMaxCost({ workspaceId: key.workspaceId, apiKeyId: key.id, environment: key.environment }, dto.model, snapshot.controls.resolution);
     const task = await this.tasks.transaction(async (tx) => {
       const holdId = await this.wallet.hold(
         { workspaceId: key.workspaceId, environment: key.environment, apiKeyId: key.id, amountMicros, subjectType: HOLD_SUBJECT, subjectId: id },
@@ -66,7 +67,7 @@ export class VideoTaskService {
         model: dto.model,
         mode: snapshot.mode,
         request: snapshot,
-        adapter: adapter as 'gemini-video' | 'sandbox',
+        adapter,
         status: 'queued',
         phase: null,
         upstreamOperation: null,

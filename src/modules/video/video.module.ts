@@ -3,7 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Clock, microsToUsd } from '../../../libs/common/index.js';
-import { GeminiVideoAdapter, ProviderRegistry, SandboxVideoProvider } from '../../../libs/providers/index.js';
+import { GeminiVideoAdapter, SandboxVideoProvider } from '../../../libs/providers/index.js';
 import { AppConfig } from '../../config/app-config.js';
 import { JobName, QueueName } from '../../queue/queue-names.js';
 import { PeriodicTasks } from '../../queue/periodic-tasks.js';
@@ -17,7 +17,6 @@ import { GcsPrefixController } from './gcs-prefix.controller.js';
 import { UnprefixedVideoController, VideoController } from './video.controller.js';
 import { VideoProcessor } from './video.processor.js';
 import { VideoMediaValidator } from './video-media.validator.js';
-import { VideoProviders } from './video-providers.js';
 import { VideoGcsPrefixEntity, VideoTaskEntity } from './video-task.entity.js';
 import { VideoTaskRepository } from './video-task.repository.js';
 import { VideoTaskRunner } from './video-task.runner.js';
@@ -42,7 +41,6 @@ function bundledFfmpeg(): string | null {
     VideoTaskService,
     VideoTaskRunner,
     VideoMediaValidator,
-    VideoProviders,
     VideoProcessor,
     { provide: SandboxVideoProvider, useFactory: () => new SandboxVideoProvider({ ffmpegPath: bundledFfmpeg() }) },
     {
@@ -58,8 +56,6 @@ export class VideoModule implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(VideoModule.name);
 
   constructor(
-    private readonly registry: ProviderRegistry,
-    private readonly providers: VideoProviders,
     private readonly sandbox: SandboxVideoProvider,
     private readonly live: GeminiVideoAdapter,
     private readonly reconciler: WorkReconciler,
@@ -72,10 +68,6 @@ export class VideoModule implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   onModuleInit(): void {
-    this.registry.register('video', 'gemini-video', this.live);
-    this.registry.register('video', 'sandbox', this.sandbox);
-    this.providers.add(this.live);
-    this.providers.add(this.sandbox);
     if (!this.sandbox.available()) this.logger.warn('no ffmpeg binary found: sandbox video tasks answer 503');
 
     this.reconciler.register({

@@ -5,8 +5,9 @@
  * finishReason) is an error too, so a cut stream is never mistaken for a complete answer.
  */
 import { Pool } from 'undici';
+import { ProviderAdapterFor } from '../capabilities.js';
 import type { GeminiResponse } from './gemini-types.js';
-import { upstreamModelId } from './gemini-types.js';
+import { TEXT_MODEL_IDS, upstreamModelId } from './gemini-types.js';
 import { type TextCall, type TextProvider, TextUpstreamError } from './text-provider.js';
 
 export interface GeminiTextAdapterOptions {
@@ -56,7 +57,11 @@ function networkError(error: unknown, signal?: AbortSignal): Error {
   return new TextUpstreamError(0, 'UNAVAILABLE', `upstream unreachable: ${(error as Error).message ?? String(error)}`);
 }
 
+@ProviderAdapterFor('text')
 export class GeminiTextAdapter implements TextProvider {
+  readonly name = 'gemini';
+  readonly live = true;
+  readonly models = TEXT_MODEL_IDS;
   private readonly pool: Pool;
   private readonly pathPrefix: string;
 
@@ -71,6 +76,11 @@ export class GeminiTextAdapter implements TextProvider {
       bodyTimeout: options.bodyTimeoutMs ?? 120_000,
       connect: { timeout: options.connectTimeoutMs ?? 10_000 },
     });
+  }
+
+  /** Built without a key when GEMINI_API_KEY is unset, so that routing can tell. */
+  credentialled(): boolean {
+    return this.options.apiKey !== '';
   }
 
   async close(): Promise<void> {

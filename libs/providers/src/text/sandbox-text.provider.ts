@@ -12,8 +12,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { setImmediate as yieldToEventLoop, setTimeout as sleep } from 'node:timers/promises';
 import { parseSandboxDirectives, stripSandboxDirectives } from '../sandbox/directives.js';
+import { ProviderAdapterFor, SANDBOX_ADAPTER } from '../capabilities.js';
 import type { GeminiContent, GeminiGenerationConfig, GeminiPart, GeminiResponse, GeminiUsage, TextModelId } from './gemini-types.js';
-import { MAX_OUTPUT_TOKENS, upstreamModelId } from './gemini-types.js';
+import { MAX_OUTPUT_TOKENS, TEXT_MODEL_IDS, upstreamModelId } from './gemini-types.js';
 import { type TextCall, type TextProvider, TextUpstreamError } from './text-provider.js';
 
 const SIGNING_KEY = 'sandbox-text-thought-signature-v1';
@@ -272,7 +273,16 @@ interface Budget {
   answerTokens: number;
 }
 
+@ProviderAdapterFor('text')
 export class SandboxTextProvider implements TextProvider {
+  readonly name = SANDBOX_ADAPTER;
+  readonly live = false;
+  readonly models = TEXT_MODEL_IDS;
+
+  credentialled(): boolean {
+    return true;
+  }
+
   async generate(call: TextCall): Promise<GeminiResponse> {
     const plan = await this.plan(call);
     if (plan.delayMs > 0) await sleep(plan.delayMs, undefined, { signal: call.signal });

@@ -1,3 +1,4 @@
+import type { ProviderAdapter } from '../capabilities.js';
 import type { GeminiRequest, GeminiResponse, TextModelId } from './gemini-types.js';
 
 /**
@@ -12,7 +13,7 @@ export interface TextCall {
   signal?: AbortSignal;
 }
 
-export interface TextProvider {
+export interface TextProvider extends ProviderAdapter {
   generate(call: TextCall): Promise<GeminiResponse>;
   /**
    * Resolves once the upstream accepted the call (HTTP 200), so a refusal can still be answered

@@ -3,6 +3,7 @@ import { unlink } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Agent, Pool, type Dispatcher } from 'undici';
+import { ProviderAdapterFor } from '../capabilities.js';
 import { CircuitBreaker } from './circuit-breaker.js';
 import {
   type LookupOutcome,
@@ -77,8 +78,11 @@ interface GenerateVideoResponse {
  * the upstream answered that it did not accept it), and upstream errors turned into clean
  * failure reasons — upstream message text never reaches a client.
  */
+@ProviderAdapterFor('video')
 export class GeminiVideoAdapter implements VideoProvider {
-  readonly name = 'gemini-video' as const;
+  readonly name = 'gemini-video';
+  readonly live = true;
+  readonly models: readonly string[];
   readonly reconcileDelayMs = 10_000;
   /** The Gemini API cannot look an operation up by our id: after this the task fails, released. */
   readonly reconcileGiveUpMs = 15 * 60_000;
@@ -95,12 +99,18 @@ export class GeminiVideoAdapter implements VideoProvider {
   private readonly base: URL;
   private readonly pool: Pool;
   private readonly agent = new Agent({ connections: 16, keepAliveTimeout: 10_000 });
-  private readonly models: Record<string, string>;
+  private readonly upstreamModels: Record<string, string>;
 
   constructor(private readonly options: GeminiVideoOptions) {
     this.base = new URL(options.baseUrl);
     this.pool = new Pool(this.base.origin, { connections: 32, keepAliveTimeout: 10_000, connect: { timeout: 10_000 } });
-    this.models = options.models ?? GEMINI_VIDEO_MODELS;
+    this.upstreamModels = options.models ?? GEMINI_VIDEO_MODELS;
+    this.models = Object.keys(this.upstreamModels);
+  }
+
+  /** Built without a key when GEMINI_API_KEY is unset, so that routing can tell. */
+  credentialled(): boolean {
+    return this.options.apiKey !== '';
   }
 
   available(): boolean {
@@ -112,7 +122,7 @@ export class GeminiVideoAdapter implements VideoProvider {
   }
 
   upstreamModel(model: string): string {
-    const mapped = this.models[model];
+    const mapped = this.upstreamModels[model];
     if (!mapped) throw new Error(`no upstream model for ${model}`);
     return mapped;
   }

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { ProviderAdapterFor, SANDBOX_ADAPTER } from '../capabilities.js';
 import { parseSandboxDirectives } from '../sandbox/directives.js';
 import {
   frameSize,
@@ -12,6 +13,7 @@ import {
   type VideoOutputRef,
   type VideoProvider,
   VideoDownloadError,
+  VIDEO_MODEL_IDS,
 } from './video-provider.js';
 
 export interface SandboxVideoOptions {
@@ -29,14 +31,21 @@ const OPERATION = /^sandbox\/operations\/(omni:[0-9a-f-]{36})\/(\d{1,15})$/;
  * second worker sees the same job. Directives: `[sandbox:fail]`, `[sandbox:delay=<ms>]`,
  * `[sandbox:uncertain]` (the acceptance answer is "lost"; lookup finds the job).
  */
+@ProviderAdapterFor('video')
 export class SandboxVideoProvider implements VideoProvider {
-  readonly name = 'sandbox' as const;
+  readonly name = SANDBOX_ADAPTER;
+  readonly live = false;
+  readonly models = VIDEO_MODEL_IDS;
   readonly reconcileDelayMs = 250;
   readonly reconcileGiveUpMs = 60_000;
   /** Submissions seen per task in this process (tests assert "never sent again"). */
   readonly submissions = new Map<string, number>();
 
   constructor(private readonly options: SandboxVideoOptions) {}
+
+  credentialled(): boolean {
+    return true;
+  }
 
   available(): boolean {
     return this.options.ffmpegPath !== null && existsSync(this.options.ffmpegPath);

@@ -3,6 +3,11 @@
  * look it up again when the acceptance answer was lost, poll it, and download its MP4.
  * Implemented by the live `gemini-video` adapter and by the sandbox.
  */
+import type { ProviderAdapter } from '../capabilities.js';
+
+/** The public model ids of the omni video API. */
+export const VIDEO_MODEL_IDS = ['vendor-omni-1.1-flash-preview', 'vendor-omni-flash-preview'] as const;
+
 export type VideoMode =
   | 'text_to_video'
   | 'image_first_frame'
@@ -68,8 +73,7 @@ export type PollOutcome =
   /** The poll itself failed; the operation may still be fine. */
   | { kind: 'error'; reason: string; retryable: boolean; retryAfterMs?: number };
 
-export interface VideoProvider {
-  readonly name: 'gemini-video' | 'sandbox';
+export interface VideoProvider extends ProviderAdapter {
   /** False while the upstream is known to be unusable (circuit open, missing binary): creation answers 503. */
   available(): boolean;
   submit(request: VideoGenerationRequest): Promise<SubmitOutcome>;
