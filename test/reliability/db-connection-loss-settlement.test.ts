@@ -16,7 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { ManualClock } from '../../libs/common/index.js';
-import { JOURNAL_REPLAY_MIN_AGE_MS } from '../../src/modules/billing/wallet.service.js';
+import { JOURNAL_REPLAY_MIN_AGE_MS } from '../../src/modules/billing/settlement-journal.js';
 import { eventually } from '../support/eventually.js';
 import { createAccount, type TestAccount } from '../support/factories.js';
 import { TcpProxy } from '../support/tcp-proxy.js';

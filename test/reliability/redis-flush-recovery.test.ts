@@ -17,7 +17,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { microsToUsd, usdToMicros } from '../../libs/common/index.js';
 import { videoListCost } from '../support/list-prices.js';
-import { videoJobId } from '../../src/modules/video/video-task.service.js';
+import { videoJobId } from '../../src/modules/video/video.constants.js';
 import { QueueName } from '../../src/queue/queue-names.js';
 import { Queues } from '../../src/queue/queues.js';
 import { eventually } from '../support/eventually.js';

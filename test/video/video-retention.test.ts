@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ManualClock } from '../../libs/common/index.js';
 import { MediaService } from '../../src/modules/media/media.service.js';
-import { VideoModule } from '../../src/modules/video/video.module.js';
+import { VideoRetention } from '../../src/modules/video/video-retention.js';
 import { createAccount, type TestAccount } from '../support/factories.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
 import { createTask, download, getTask, waitForTerminal } from './support/video-helpers.js';
@@ -60,11 +60,11 @@ describe('video links and retention (injectable clock)', () => {
     assert.equal(expired.outputs.urlsExpireAt, undefined);
     assert.equal(expired.outputs.expiresAt, done.outputs.expiresAt);
 
-    const swept = await t.app.get(VideoModule).sweepExpiredMedia();
+    const swept = await t.app.get(VideoRetention).sweepExpiredMedia();
     assert.equal(swept, 1);
     assert.equal(await t.app.get(MediaService).exists(row!.media_key), false);
     const [after] = await t.db.query<{ media_deleted_at: Date | null }>('SELECT media_deleted_at FROM video_task WHERE id = $1', [done.id]);
     assert.ok(after!.media_deleted_at);
-    assert.equal(await t.app.get(VideoModule).sweepExpiredMedia(), 0);
+    assert.equal(await t.app.get(VideoRetention).sweepExpiredMedia(), 0);
   });
 });

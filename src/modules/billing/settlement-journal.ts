@@ -13,6 +13,12 @@ export interface JournalEntry {
   at: number;
 }
 
+/**
+ * A journal entry is replayed once it is this old: by then the request that wrote it has either
+ * taken its hold's outcome to the database (and dropped the entry) or given up.
+ */
+export const JOURNAL_REPLAY_MIN_AGE_MS = 30_000;
+
 /** Entries read per replay round (HSCAN count hint). */
 const SCAN_COUNT = 200;
 

@@ -6,14 +6,8 @@ import type { TransactionHandle } from '../../database/transaction.js';
 import { Metrics } from '../../observability/metrics.service.js';
 import type { KeyEnvironment } from '../identity/index.js';
 import type { LedgerEntryEntity, LedgerKind } from './ledger-entry.entity.js';
-import { type JournalEntry, SettlementJournal } from './settlement-journal.js';
+import { JOURNAL_REPLAY_MIN_AGE_MS, type JournalEntry, SettlementJournal } from './settlement-journal.js';
 import { type HoldInput, type HoldResolution, WalletRepository } from './wallet.repository.js';
-
-/**
- * A journal entry is replayed once it is this old: by then the request that wrote it has either
- * taken its hold's outcome to the database (and dropped the entry) or given up.
- */
-export const JOURNAL_REPLAY_MIN_AGE_MS = 30_000;
 
 /** A hold's journal entry that frees it (nothing charged). */
 const releaseOf = (holdId: string): Omit<JournalEntry, 'at'> => ({ holdId, status: 'released', measuredMicros: 0n });

@@ -16,7 +16,7 @@ import { PriceCatalogue, type VideoModel } from '../billing/index.js';
 import { WalletService } from '../billing/wallet.service.js';
 import { MediaService } from '../media/media.service.js';
 import { InvalidMediaError, VideoMediaValidator } from './video-media.validator.js';
-import { VIDEO_RETENTION_MS } from './video-task.service.js';
+import { VIDEO_RETENTION_MS } from './video.constants.js';
 import { TERMINAL_STATUSES, type VideoTaskEntity, type VideoTaskPhase } from './video-task.entity.js';
 import { VideoTaskRepository } from './video-task.repository.js';
 

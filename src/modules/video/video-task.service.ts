@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { JobsOptions } from 'bullmq';
 import { Clock, type Page, decodeCursor, DEFAULT_PAGE_LIMIT, DomainError, isIdOf, newId, toPage } from '../../../libs/common/index.js';
 import { NoLiveAdapterError, ProviderRegistry, type VideoProvider } from '../../../libs/providers/index.js';
 import { AppConfig } from '../../config/app-config.js';
@@ -11,20 +10,13 @@ import { MediaService } from '../media/media.service.js';
 import { JobName, QueueName } from '../../queue/queue-names.js';
 import { Queues } from '../../queue/queues.js';
 import type { CreateVideoTaskDto, ListVideoTasksQueryDto } from './dto/create-video-task.dto.js';
+import { HOLD_SUBJECT, VIDEO_JOB_OPTIONS, VIDEO_LINK_TTL_SECONDS, videoJobId } from './video.constants.js';
 import { VideoErrorCode, videoTaskNotFound } from './video-errors.js';
 import { resolveVideoRequest } from './video-rules.js';
 import { VideoTaskEntity } from './video-task.entity.js';
 import { VideoTaskRepository } from './video-task.repository.js';
 import type { VideoTaskResponseDto } from './video-task.resource.js';
 
-/** Signed video links live at most this long (spec: under one hour). */
-export const VIDEO_LINK_TTL_SECONDS = 3600;
-export const VIDEO_RETENTION_MS = 7 * 24 * 3600 * 1000;
-export const HOLD_SUBJECT = 'video_task';
-
-export const videoJobId = (taskId: string): string => `video:${taskId}`;
-/** A run that throws (database or Redis hiccup) is retried by BullMQ; the reconciler re-enqueues with the same options. */
-export const VIDEO_JOB_OPTIONS = { attempts: 8, backoff: { type: 'exponential', delay: 2000 } } as const satisfies JobsOptions;
 
 /**
  * The omni video use cases the controller calls: create (validate → 503 check → hold + row in

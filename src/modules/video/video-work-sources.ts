@@ -1,0 +1,55 @@
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { microsToUsd } from '../../../libs/common/index.js';
+import { JobName, QueueName } from '../../queue/queue-names.js';
+import { WorkReconciler } from '../../queue/work-reconciler.js';
+import { AdminTaskDirectory } from '../admin/index.js';
+import { VideoTaskRepository } from './video-task.repository.js';
+import { VIDEO_JOB_OPTIONS, videoJobId } from './video.constants.js';
+
+/**
+ * What video registers with the platform so its tasks are never lost and are visible to
+ * operators: the reconciler source (every unfinished task whose job Redis lost is enqueued
+ * again, with its deterministic job id) and the admin task list (`kind=video`).
+ */
+@Injectable()
+export class VideoWorkSources implements OnModuleInit {
+  constructor(
+    private readonly tasks: VideoTaskRepository,
+    private readonly reconciler: WorkReconciler,
+    private readonly directory: AdminTaskDirectory,
+  ) {}
+
+  onModuleInit(): void {
+    this.reconciler.register({
+      name: 'video',
+      findPending: async () =>
+        (await this.tasks.pendingIds()).map((taskId) => ({
+          queue: QueueName.Video,
+          jobName: JobName.VideoProcess,
+          jobId: videoJobId(taskId),
+          data: { taskId },
+          options: VIDEO_JOB_OPTIONS,
+        })),
+    });
+
+    this.directory.register({
+      kind: 'video',
+      list: async (filter) =>
+        (await this.tasks.listAll({ limit: filter.limit, after: filter.after, status: filter.status as never, workspaceId: filter.workspaceId })).map(
+          (task) => ({
+            id: task.id,
+            kind: 'video',
+            workspaceId: task.workspaceId,
+            apiKeyId: task.apiKeyId,
+            model: task.model,
+            status: task.status,
+            phase: task.phase,
+            chargedUsd: task.chargedMicros === null ? null : microsToUsd(task.chargedMicros),
+            failureReason: task.failureReason,
+            createdAt: task.createdAt,
+            updatedAt: task.updatedAt,
+          }),
+        ),
+    });
+  }
+}
