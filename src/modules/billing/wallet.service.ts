@@ -99,7 +99,7 @@ export class WalletService {
    * above the hold is charged as the hold; the excess is logged and counted, never taken from the
    * rest of the wallet. If the database stays unreachable, the journal keeps what the hold must
    * become (`ifUnrecorded`: the charge, when the client got what it pays for; a release, when the
-   * caller will not deliver it) and the call fails with 503.
+   * caller will not deliver it) and the call fails with the connection error (503 at the HTTP edge).
    */
   async settle(holdId: string, measuredMicros: bigint, ifUnrecorded: IfUnrecorded = 'charge'): Promise<HoldResolution> {
     if (measuredMicros < 0n) throw new RangeError('measured cost cannot be negative');
@@ -180,7 +180,8 @@ export class WalletService {
    * Runs a wallet write that is safe to repeat (`retrying` tells a try that an earlier one lost
    * its connection), retrying after lost connections with a short backoff. On the first loss the
    * hold's fallback outcome goes to the journal (so a crash while retrying loses nothing); it is
-   * dropped once a try succeeds. When the database stays unreachable: 503, the journal keeps it.
+   * dropped once a try succeeds. When the database stays unreachable the last connection error
+   * is thrown (the HTTP filter answers it with 503) and the journal keeps the outcome.
    */
   private async reliably<T>(fallback: Omit<JournalEntry, 'at'>, write: (retrying: boolean) => Promise<T>): Promise<T> {
     let retrying = false;
@@ -199,7 +200,8 @@ export class WalletService {
       if (!isConnectionError(error)) throw error;
       this.metrics.walletJournaled.inc({ outcome: fallback.status });
       this.logger.error({ msg: 'wallet: database unreachable, hold outcome left to the journal', ...fallback, measuredMicros: String(fallback.measuredMicros), journaled, err: error });
-      throw new DomainError(503, CommonErrorCode.Unavailable, 'the service is temporarily unavailable; retry shortly', { 'retry-after': '5' });
+      // The global filter answers every lost connection with 503 `<domain>.unavailable`.
+      throw error;
     }
   }
 

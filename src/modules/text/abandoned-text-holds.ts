@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { Clock } from '../../../libs/common/index.js';
 import { PeriodicTasks } from '../../queue/periodic-tasks.js';
 import { WalletService } from '../billing/wallet.service.js';
+import { TEXT_HOLD_SUBJECT } from './text.constants.js';
 
 /**
  * A text hold is settled or released before its request ends; one still open this long after
@@ -10,8 +11,6 @@ import { WalletService } from '../billing/wallet.service.js';
  */
 export const ABANDONED_TEXT_HOLD_MS = 2 * 3600_000;
 const SWEEP_INTERVAL_MS = 10 * 60_000;
-/** The hold subject of text requests (TextService holds under it). */
-const TEXT_HOLD_SUBJECT = 'text';
 
 /**
  * Releases abandoned text holds, so a crash never leaves a client's money held for good. The

@@ -13,6 +13,7 @@ import type { AuthenticatedKey } from '../identity/index.js';
 import type { TextEvent } from './text-events.js';
 import { TextErrorCode } from './text-errors.js';
 import { TextMediaResolver } from './text-media.resolver.js';
+import { TEXT_HOLD_SUBJECT } from './text.constants.js';
 import { type TokenUsage, tokenUsage, UpstreamTrack } from './translation/gemini-to-openai.js';
 import { estimateInputTokens } from './translation/hold-estimate.js';
 import type { TranslatedTextRequest } from './translation/translated-request.js';
@@ -70,7 +71,7 @@ export class TextGenerationUseCase {
     const holdId = await this.wallet.hold({
       ...payer,
       amountMicros: this.price(payer, translated.model, estimatedInputTokens, translated.maxOutputTokens),
-      subjectType: 'text',
+      subjectType: TEXT_HOLD_SUBJECT,
       subjectId,
     });
     return { translated, provider, holdId, estimatedInputTokens, payer, track: new UpstreamTrack() };
