@@ -7,3 +7,4 @@ export * from './src/video/circuit-breaker.js';
 export * from './src/video/sandbox-video.provider.js';
 export * from './src/video/gemini-video.adapter.js';
 export * from './src/text/index.js';
+export * from './src/audio/audio-provider.js';
