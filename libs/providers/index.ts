@@ -8,3 +8,5 @@ export * from './src/video/sandbox-video.provider.js';
 export * from './src/video/gemini-video.adapter.js';
 export * from './src/text/index.js';
 export * from './src/audio/audio-provider.js';
+export * from './src/audio/voice-catalogue.error.js';
+export * from './src/audio/elevenlabs-audio.adapter.js';
