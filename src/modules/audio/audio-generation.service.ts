@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Clock, DomainError, newId } from '../../../libs/common/index.js';
+import { Clock, DomainError, microsToUsd, newId } from '../../../libs/common/index.js';
 import { type AudioProvider, NoLiveAdapterError, ProviderRegistry, type SpeechInput } from '../../../libs/providers/index.js';
 import { AppConfig } from '../../config/app-config.js';
 import { JobName, QueueName } from '../../queue/queue-names.js';
@@ -15,7 +15,7 @@ import { canonicalRequest, validateAudioRequest, type ValidatedAudioRequest } fr
 import { AudioIdempotencyEntity, AudioTaskEntity } from './audio-task.entity.js';
 import { AudioTaskPresenter } from './audio-task.presenter.js';
 import { AudioTaskRepository } from './audio-task.repository.js';
-import type { AudioTaskResponseDto } from './audio-task.resource.js';
+import type { AudioEstimateDto, AudioTaskResponseDto } from './audio-task.resource.js';
 import type { CreateAudioGenerationDto } from './dto/create-audio-generation.dto.js';
 import { VoiceResolver } from './voices/voice-resolver.js';
 import { WebhookEndpointDirectory } from './webhook-endpoint-directory.js';
@@ -107,6 +107,20 @@ export class AudioGenerationService {
     if ('decided' in outcome) return this.replay(key, outcome.decided!, hash);
     if (options.enqueue !== false) await this.enqueue(id);
     return { task: await this.presenter.toResource(outcome.row), replayed: false };
+  }
+
+  /** The same checks as creation, then the price of the submitted characters: no hold, no row, no job. */
+  async estimate(key: AuthenticatedKey, dto: CreateAudioGenerationDto): Promise<AudioEstimateDto> {
+    const accepted = await this.accept(key, validateAudioRequest(dto));
+    const { request } = accepted;
+    return {
+      model: request.model,
+      mode: request.mode,
+      inputCharacters: request.inputCharacters,
+      // The upstream bills what it was sent; rounding may move the final count a little.
+      billableCharacters: request.inputCharacters,
+      estimatedUsd: microsToUsd(accepted.amountMicros),
+    };
   }
 
   /** Everything checked before money moves; each refusal is a 4xx or 503 with an `audio.` code. */

@@ -55,3 +55,50 @@ export class AudioTaskPageDto {
   @ApiProperty({ type: String, nullable: true })
   nextCursor!: string | null;
 }
+
+export class AudioEstimateDto {
+  @ApiProperty({ enum: ['voice_v3', 'voice_v4', 'voice_v4_turbo'] })
+  model!: string;
+  @ApiProperty({ enum: ['text_to_speech', 'text_to_dialogue'] })
+  mode!: string;
+  @ApiProperty({ type: 'integer' })
+  inputCharacters!: number;
+  @ApiProperty({ type: 'integer', description: 'Expected billable characters (the submitted ones)' })
+  billableCharacters!: number;
+  @ApiProperty({ description: 'What the task would cost, and the most it can be charged' })
+  estimatedUsd!: number;
+}
+
+export class AudioModelLimitsDto {
+  @ApiProperty({ type: 'integer', description: 'Characters of text per request (prompt, or all dialogue lines)' })
+  maxTextCharacters!: number;
+  @ApiPropertyOptional({ type: 'integer', description: 'Dialogue entries per request (dialogue models only)' })
+  maxDialogueEntries?: number;
+  @ApiPropertyOptional({ type: 'integer', description: 'Distinct voices per dialogue (dialogue models only)' })
+  maxDialogueVoices?: number;
+}
+
+export class AudioModelPriceDto {
+  @ApiProperty({ description: 'USD per billable character' })
+  perCharacterUsd!: number;
+  @ApiProperty({ description: 'USD per 1,000 billable characters' })
+  per1000CharactersUsd!: number;
+}
+
+export class AudioModelDto {
+  @ApiProperty({ enum: ['voice_v3', 'voice_v4', 'voice_v4_turbo'] })
+  id!: string;
+  @ApiProperty({ enum: ['text_to_speech', 'text_to_dialogue'], isArray: true })
+  modes!: string[];
+  @ApiProperty({ enum: ['mp3_44100_128', 'pcm_24000'], isArray: true })
+  outputFormats!: string[];
+  @ApiProperty({ type: AudioModelLimitsDto })
+  limits!: AudioModelLimitsDto;
+  @ApiProperty({ type: AudioModelPriceDto, description: "Final prices for the calling key's workspace" })
+  pricing!: AudioModelPriceDto;
+}
+
+export class AudioModelListDto {
+  @ApiProperty({ type: [AudioModelDto] })
+  models!: AudioModelDto[];
+}
