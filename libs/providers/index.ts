@@ -8,3 +8,8 @@ export * from './src/video/sandbox-video.provider.js';
 export * from './src/video/gemini-video.adapter.js';
 export * from './src/text/index.js';
 export * from './src/audio/audio-provider.js';
+export * from './src/sandbox/bundled-ffmpeg.js';
+export * from './src/audio/sandbox-audio.provider.js';
+export * from './src/audio/sandbox-voice-catalogue.js';
+export * from './src/audio/sandbox-voices.js';
+export * from './src/audio/sandbox-speech.js';

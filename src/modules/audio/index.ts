@@ -9,3 +9,5 @@ export { AudioErrorCode } from './audio-errors.js';
 export { parseIdempotencyKey } from './audio-idempotency.js';
 export { AudioTaskResponseDto } from './audio-task.resource.js';
 export { CreateSpeechDto } from './dto/create-audio-generation.dto.js';
+export { AudioVoicesModule } from './voices/audio-voices.module.js';
+export { VoiceResolver, type VoiceOwner } from './voices/voice-resolver.js';
