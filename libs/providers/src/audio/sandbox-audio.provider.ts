@@ -99,7 +99,7 @@ export class SandboxAudioProvider implements AudioProvider {
   }
 
   /** Everything the sandbox was sent and did not refuse, it generated: regenerate the same bytes. */
-  async recover(spec: SpeechJobSpec): Promise<RecoverOutcome> {
+  async recover(spec: SpeechJobSpec, _submittedAt?: Date): Promise<RecoverOutcome> {
     if (this.refusal(spec, this.directives(spec))) return { kind: 'unknown' };
     const plan = planSpeech(spec.inputs);
     try {
