@@ -119,6 +119,7 @@ describe('sandbox audio: what the upstream refuses', () => {
     ['a voice that does not speak the model', spec([{ text: 'Hi', voiceId: NOT_TURBO }], 'pcm_24000', { model: 'voice_v4_turbo' })],
     ['dialogue on voice_v4_turbo', spec([{ text: 'Hi', voiceId: VOICE }, { text: 'Yo', voiceId: OTHER_VOICE }], 'pcm_24000', { model: 'voice_v4_turbo' })],
     ['text_to_speech with two inputs', spec([{ text: 'Hi', voiceId: VOICE }, { text: 'Yo', voiceId: VOICE }], 'pcm_24000', { mode: 'text_to_speech' })],
+    ['a dialogue of eleven distinct voices', spec(usable.slice(0, 11).map((voice) => ({ text: 'Hi', voiceId: voice.id })))],
     ['no input at all', spec([], 'pcm_24000', { mode: 'text_to_dialogue' })],
     [`more than ${MAX_SANDBOX_AUDIO_CHARACTERS} characters`, spec(Array.from({ length: 6 }, () => ({ text: 'y'.repeat(2000), voiceId: VOICE })))],
     ['[sandbox:fail]', spec('Say this [sandbox:fail] please')],

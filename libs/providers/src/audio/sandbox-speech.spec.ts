@@ -123,6 +123,22 @@ describe('sandbox speech: produced in blocks, deterministically', () => {
     assert.deepEqual(Buffer.concat(blocks), await renderPcm(plan));
   });
 
+  it('gives the event loop a turn between blocks: other work runs all along a long render', async () => {
+    const plan = planSpeech([{ text: 'y'.repeat(2000), voiceId: first }]);
+    let turns = 0;
+    let rendering = true;
+    const tick = () => {
+      turns++;
+      if (rendering) setImmediate(tick);
+    };
+    setImmediate(tick);
+    await renderPcm(plan);
+    rendering = false;
+    const blocks = Math.ceil(plan.totalSamples / BLOCK_SAMPLES);
+    // Rendered in one go, the 534 blocks would leave one turn or two to the ticker.
+    assert.ok(turns >= blocks / 2, `${turns} turns for ${blocks} blocks`);
+  });
+
   it('the same lines give the same bytes; another voice or other words give others', async () => {
     const render = (text: string, voiceId: string) => renderPcm(planSpeech([{ text, voiceId }]));
     const once = await render(SENTENCE, first);
