@@ -1,0 +1,115 @@
+/**
+ * The sandbox's voice catalogue (DESIGN §10): 64 usable voices (so paging at 30 is real: pages
+ * of 30, 30 and 4) plus nine that every route must refuse (three `private`, three `removed`,
+ * three at a custom rate). Ids are in the upstream's style (20 base62 characters), generated
+ * once from a seeded generator and pasted, so they never change between runs. Voices whose row
+ * passes `NOT_TURBO` do not speak `voice_v4_turbo` (to test "voice does not speak this model").
+ */
+import { AUDIO_MODEL_IDS, type AudioModelId, type VoiceInfo } from './audio-provider.js';
+
+const NOT_TURBO: AudioModelId[] = AUDIO_MODEL_IDS.filter((model) => model !== 'voice_v4_turbo');
+
+type Extra = Partial<Pick<VoiceInfo, 'status' | 'standardRate' | 'category' | 'models'>>;
+
+function voice(
+  id: string,
+  name: string,
+  language: string,
+  accent: string,
+  gender: NonNullable<VoiceInfo['gender']>,
+  age: NonNullable<VoiceInfo['age']>,
+  description: string,
+  extra: Extra = {},
+): Readonly<VoiceInfo> {
+  return Object.freeze({
+    id,
+    name,
+    status: extra.status ?? 'available',
+    standardRate: extra.standardRate ?? true,
+    category: extra.category ?? 'library',
+    models: Object.freeze([...(extra.models ?? AUDIO_MODEL_IDS)]) as AudioModelId[],
+    description,
+    language,
+    accent,
+    gender,
+    age,
+  });
+}
+
+/** In listing order: the premade voices first, then the library (refused voices last). */
+export const SANDBOX_VOICES: readonly Readonly<VoiceInfo>[] = Object.freeze([
+  voice('P7HORSO8SSRA0uiYErvs', 'Aria', 'en', 'american', 'female', 'young', 'Bright, warm narrator for explainers', { category: 'premade' }),
+  voice('evoz69bqhnlUvMFJ8483', 'Brian', 'en', 'american', 'male', 'middle_aged', 'Deep, steady voice for documentaries', { category: 'premade' }),
+  voice('90inYmGw2AqQwESDcGFv', 'Charlotte', 'en', 'british', 'female', 'middle_aged', 'Calm, articulate presenter', { category: 'premade' }),
+  voice('nimeA6PEHdfGstzKKkF2', 'Daniel', 'en', 'british', 'male', 'middle_aged', 'Authoritative newsreader', { category: 'premade', models: NOT_TURBO }),
+  voice('yigTOR5LUBqw5ynt8Vhh', 'Lily', 'en', 'british', 'female', 'young', 'Soft, friendly storyteller', { category: 'premade' }),
+  voice('l4kRlN5bqSdMisLpIEQf', 'River', 'en', 'american', 'neutral', 'young', 'Relaxed, even conversational voice', { category: 'premade' }),
+  voice('lI8BuCKSQcqnJq5WqW9n', 'Matilda', 'en', 'australian', 'female', 'middle_aged', 'Upbeat, clear announcer', { category: 'premade' }),
+  voice('M30UhzawLFIsg3FqCpV2', 'George', 'en', 'british', 'male', 'old', 'Gravelly, warm grandfather', { category: 'premade' }),
+  voice('RkY84hlEjbSHWa3mnfJ5', 'Rosalind', 'en', 'british', 'female', 'old', 'Measured reader of classic novels'),
+  voice('Szybo8qV30LlVnszorCl', 'Rose', 'en', 'irish', 'female', 'young', 'Lively, musical podcast host'),
+  voice('3GGSdmUFKYIvoxWAeuis', 'Oliver', 'en', 'american', 'male', 'young', 'Energetic gaming commentator', { models: NOT_TURBO }),
+  voice('KnN2j88ztihQS7fESkKQ', 'Harper', 'en', 'american', 'female', 'middle_aged', 'Confident product demo voice'),
+  voice('ybveRS7p2eAsoU52xAQ8', 'Ezra', 'en', 'canadian', 'male', 'middle_aged', 'Friendly customer support agent'),
+  voice('qF5be953cxsDcKsDAOF0', 'Sage', 'en', 'american', 'neutral', 'middle_aged', 'Balanced, thoughtful meditation guide'),
+  voice('sNw3799nts3mUVihywsu', 'Wendell', 'en', 'american', 'male', 'old', 'Slow, folksy radio drama voice'),
+  voice('AUo1V3Cai3rsYHdcdubc', 'Priya', 'en', 'indian', 'female', 'young', 'Crisp e-learning instructor'),
+  voice('Qvd0bv5p2UwaMBKK9I6Y', 'Arjun', 'hi', 'standard', 'male', 'middle_aged', 'Warm Hindi narrator'),
+  voice('2rIzFzMBoI3x1gjJ7zxK', 'Ananya', 'hi', 'standard', 'female', 'young', 'Cheerful Hindi announcer', { models: NOT_TURBO }),
+  voice('iQg4xyXqmsnFSUeBVRar', 'Lucia', 'es', 'castilian', 'female', 'young', 'Expressive Castilian storyteller'),
+  voice('jiF7dRuzleKjUjEvIN7e', 'Mateo', 'es', 'mexican', 'male', 'young', 'Casual Mexican vlogger'),
+  voice('DrCtmhnXOeRF7qzGV3Gi', 'Carmen', 'es', 'castilian', 'female', 'old', 'Gentle Spanish grandmother'),
+  voice('UYkSdk5q6OdLuJ5XhTkN', 'Diego', 'es', 'argentine', 'male', 'middle_aged', 'Passionate sports caster'),
+  voice('BOUWCHwC3E98G6riLW2c', 'Valentina', 'es', 'colombian', 'female', 'middle_aged', 'Smooth advertising voice'),
+  voice('DEDlbladAr7dbBs719gF', 'Alex', 'es', 'mexican', 'neutral', 'young', 'Even, neutral Spanish assistant'),
+  voice('e1L7Ym9WybCgbwGO8DHq', 'Camille', 'fr', 'parisian', 'female', 'young', 'Light, elegant French narrator', { models: NOT_TURBO }),
+  voice('c20htVmKqFBbBkka3NCS', 'Louis', 'fr', 'parisian', 'male', 'middle_aged', 'Deep French documentary voice'),
+  voice('jlqSHAwHoqX852hCGAhY', 'Amelie', 'fr', 'quebecois', 'female', 'middle_aged', 'Warm Quebecois host'),
+  voice('Uvo67wgbghI6b2aQFrcJ', 'Henri', 'fr', 'parisian', 'male', 'old', 'Wise, unhurried French storyteller'),
+  voice('MCOy49dQ8WyEth8Y7Q99', 'Claude', 'fr', 'belgian', 'neutral', 'middle_aged', 'Neutral Belgian French assistant'),
+  voice('7F2avqHnmiLYiDdjlrvV', 'Lena', 'de', 'standard', 'female', 'young', 'Clear German e-learning voice'),
+  voice('qvazZQzzAOI0G6WOcmUc', 'Lukas', 'de', 'standard', 'male', 'young', 'Dynamic German trailer voice'),
+  voice('zV5LkQTmsM06x7GYG4v8', 'Greta', 'de', 'bavarian', 'female', 'old', 'Cosy Bavarian fairy-tale reader', { models: NOT_TURBO }),
+  voice('UqhFc1hELRffRHznbguV', 'Klaus', 'de', 'standard', 'male', 'old', 'Stern German newsreader'),
+  voice('mtzX45wYgnwHOdiJYWnC', 'Mika', 'de', 'swiss', 'neutral', 'young', 'Neutral Swiss German assistant'),
+  voice('U8waepgjbm3fE31sc2OZ', 'Hana', 'ja', 'tokyo', 'female', 'young', 'Bright Japanese anime narrator'),
+  voice('UDT0ppOKSCURHBuv1X3F', 'Haruto', 'ja', 'tokyo', 'male', 'middle_aged', 'Calm Japanese business voice'),
+  voice('Ib6N3J97brq1G3NK2E8E', 'Yuki', 'ja', 'kansai', 'neutral', 'young', 'Playful Kansai conversational voice'),
+  voice('T9e7bFy2bf5nzrQbVwN4', 'Sakura', 'ja', 'tokyo', 'female', 'middle_aged', 'Gentle Japanese audiobook reader'),
+  voice('yyqwsaB1R9BYUjh8fPBK', 'Kenji', 'ja', 'tokyo', 'male', 'old', 'Deep Japanese documentary voice', { models: NOT_TURBO }),
+  voice('mF2tDjzUXdtVVpfpMePf', 'Giulia', 'it', 'standard', 'female', 'young', 'Sunny Italian travel host'),
+  voice('KhNfUY448arUPQRKFH5x', 'Marco', 'it', 'roman', 'male', 'middle_aged', 'Charming Italian chef voice'),
+  voice('TdtbPziCLChVXhRmPLSE', 'Francesca', 'it', 'milanese', 'female', 'old', 'Elegant Italian opera narrator'),
+  voice('RRapQSttGVnXHKT83tDM', 'Beatriz', 'pt', 'brazilian', 'female', 'young', 'Upbeat Brazilian social media voice'),
+  voice('cFZzNZnr87IFOB8K091u', 'Joao', 'pt', 'european', 'male', 'middle_aged', 'Steady Portuguese news voice'),
+  voice('CQyiHU642pQ5chKmmCBM', 'Rafael', 'pt', 'brazilian', 'male', 'young', 'Relaxed Brazilian podcaster'),
+  voice('lCBUV8ph7HBEphunBV0b', 'Ines', 'pt', 'european', 'female', 'old', 'Tender Portuguese storyteller', { models: NOT_TURBO }),
+  voice('6zXfnpwPyzVAXelOLi29', 'Sofia', 'en', 'american', 'female', 'young', 'Crisp social ads voice'),
+  voice('AzJdlTyLEB8DyWhXTXT5', 'Marcus', 'en', 'american', 'male', 'middle_aged', 'Smooth late-night radio host'),
+  voice('fS2pVNFS7YzOwnj7IGAN', 'Eleanor', 'en', 'british', 'female', 'old', 'Refined museum audio guide'),
+  voice('HZzWZmbrvPn4GwgzU4XN', 'Finn', 'en', 'irish', 'male', 'young', 'Cheeky Irish adventure narrator'),
+  voice('ciD85W5ETdf56m27SDe5', 'Isla', 'en', 'scottish', 'female', 'young', 'Airy Scottish folk storyteller'),
+  voice('9S6IaX1ppveVsW3aytzx', 'Callum', 'en', 'scottish', 'male', 'middle_aged', 'Rugged Scottish mountain guide'),
+  voice('Uj3SiW9WmQ0gTi1GKwMJ', 'Jordan', 'en', 'american', 'neutral', 'young', 'Friendly gender-neutral assistant', { models: NOT_TURBO }),
+  voice('rI4n1HXAbqvS6cnVqidH', 'Nadia', 'en', 'south_african', 'female', 'middle_aged', 'Warm South African presenter'),
+  voice('GgiYCeq47Nn8QU4tiXF5', 'Theo', 'en', 'australian', 'male', 'young', 'Laid-back Australian surfer'),
+  voice('y3JDQkVnbLNRNhBy7F0W', 'Margaret', 'en', 'american', 'female', 'old', 'Kind bedtime-story grandmother'),
+  voice('pCeqXaUhQiQinWxLNjyH', 'Samuel', 'en', 'american', 'male', 'old', 'Deep gospel radio voice'),
+  voice('5VJohBi536FTAdvLKDWj', 'Ivy', 'en', 'canadian', 'female', 'young', 'Bubbly Canadian vlogger'),
+  voice('AatVgqUNMlqLjiAAwMjW', 'Noah', 'en', 'american', 'male', 'young', 'Clean corporate training voice'),
+  voice('sZVQLKWazCotkDQsbZqs', 'Quinn', 'en', 'british', 'neutral', 'middle_aged', 'Crisp neutral British assistant', { models: NOT_TURBO }),
+  voice('IQmI12jagkA2PSo1OGZ7', 'Elena', 'es', 'castilian', 'female', 'middle_aged', 'Polished Spanish audiobook voice'),
+  voice('iM1qcnijzQzyjqOoFUWG', 'Jules', 'fr', 'parisian', 'neutral', 'young', 'Easy-going French conversational voice'),
+  voice('hD4gc83YX3jevfDNHZwz', 'Felix', 'de', 'austrian', 'male', 'middle_aged', 'Genial Austrian tour guide'),
+  voice('Oc2RmsMjEtKnaocURAl2', 'Aiko', 'ja', 'tokyo', 'female', 'old', 'Serene Japanese poetry reader'),
+  // Refused wherever a voice is accepted (spec › Voice): listed by getVoice only.
+  voice('WKqELccJKcAT3kcWwVJm', 'Vesper', 'en', 'american', 'female', 'young', 'Another account\'s private clone', { status: 'private' }),
+  voice('x58xhTDbil3yO0UzNPQx', 'Orion', 'en', 'british', 'male', 'middle_aged', 'Another account\'s private clone', { status: 'private' }),
+  voice('DoshdYwHy0HuWVDPgXTj', 'Solene', 'fr', 'parisian', 'female', 'middle_aged', 'Another account\'s private clone', { status: 'private' }),
+  voice('3GX2r2jDHM7kc6Wrh22f', 'Barnaby', 'en', 'british', 'male', 'old', 'Removed from the library by its owner', { status: 'removed' }),
+  voice('MIQWE6Br3Wp93ru3yGdO', 'Delphine', 'fr', 'parisian', 'female', 'young', 'Removed from the library by its owner', { status: 'removed' }),
+  voice('IZbpZrpChPHeJC5sOBav', 'Kai', 'ja', 'tokyo', 'neutral', 'young', 'Removed from the library by its owner', { status: 'removed' }),
+  voice('643FBEaprbh3K3O9lHOu', 'Maximilian', 'de', 'standard', 'male', 'middle_aged', 'Professional voice with a custom rate', { standardRate: false }),
+  voice('xrsbxG2BC25Xkov03Ylb', 'Celeste', 'en', 'american', 'female', 'middle_aged', 'Professional voice with a custom rate', { standardRate: false }),
+  voice('pjctD6EbFG2fdUPUjFi8', 'Ramon', 'es', 'mexican', 'male', 'old', 'Professional voice with a custom rate', { standardRate: false }),
+]);
