@@ -177,6 +177,10 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(1)
   REALTIME_MAX_SESSIONS_PER_KEY = 1;
 
+  /** Unfinished audio tasks (queued or processing) an API key may have; one more answers 429 `audio.too_many_pending`. */
+  @Transform(toInt) @IsInt() @Min(1)
+  AUDIO_MAX_PENDING_PER_KEY = 20;
+
   /**
    * `model:adapter` pairs (comma or space separated) naming the adapter that serves a model; a
    * model not listed is served live when an adapter serving it has credentials, else by the

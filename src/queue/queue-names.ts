@@ -16,11 +16,14 @@ export enum JobName {
   PeriodicTask = 'periodic-task',
   /** Moves one omni video task forward (validate, submit, poll, store); re-delays itself while polling. */
   VideoProcess = 'video.process',
+  /** Moves one audio task forward (synthesize, store, settle); re-delays itself while reconciling. */
+  AudioProcess = 'audio.process',
 }
 
 export interface JobPayloads {
   [JobName.PeriodicTask]: { task: string };
   [JobName.VideoProcess]: { taskId: string };
+  [JobName.AudioProcess]: { taskId: string };
 }
 
 export type JobOf<N extends JobName> = JobPayloads[N];

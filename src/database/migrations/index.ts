@@ -5,6 +5,7 @@ import { OpenHoldAge1763800000300 } from './1763800000300-open-hold-age.js';
 import { HotPathForeignKeys1763800000400 } from './1763800000400-hot-path-foreign-keys.js';
 import { SetBasedResolutions1763800000500 } from './1763800000500-set-based-resolutions.js';
 import { ChargeWithinHold1763800000600 } from './1763800000600-charge-within-hold.js';
+import { Audio1763800000700 } from './1763800000700-audio.js';
 import { SavedVoices1763800000800 } from './1763800000800-saved-voices.js';
 
 /** Every migration, in order. A new one is appended here (explicit: no glob loading in ESM). */
@@ -16,5 +17,6 @@ export const MIGRATIONS = [
   HotPathForeignKeys1763800000400,
   SetBasedResolutions1763800000500,
   ChargeWithinHold1763800000600,
+  Audio1763800000700,
   SavedVoices1763800000800,
 ];

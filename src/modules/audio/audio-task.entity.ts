@@ -1,0 +1,140 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { AudioMode, AudioModelId, AudioOutputFormat, SpeechInput } from '../../../libs/providers/index.js';
+import { bigintTransformer } from '../../database/column-transformers.js';
+import type { KeyEnvironment } from '../identity/index.js';
+import type { AudioEndpoint } from './audio.constants.js';
+
+export type AudioTaskStatus = 'queued' | 'processing' | 'succeeded' | 'failed' | 'cancelled';
+
+/**
+ * Where an unfinished task is inside the worker. Only `reconciliationRequired` is shown to clients
+ * (spec: keep polling, do not resubmit). `synthesizing`: the upstream call was sent by the run that
+ * set it; a run that finds it there lost that answer. `storing`: the audio is in hand (stream).
+ * `failing`: the reason is recorded, the hold is being resolved.
+ */
+export type AudioTaskPhase = 'synthesizing' | 'reconciliationRequired' | 'storing' | 'failing';
+
+export const AUDIO_TERMINAL_STATUSES: readonly AudioTaskStatus[] = ['succeeded', 'failed', 'cancelled'];
+export const AUDIO_PENDING_STATUSES = ['queued', 'processing'] as const satisfies readonly AudioTaskStatus[];
+
+/** The request as accepted: voices already resolved to official ids, defaults filled in. */
+export interface AudioRequestSnapshot {
+  /** One entry for speech; the dialogue's lines in order. */
+  inputs: SpeechInput[];
+  outputFormat: AudioOutputFormat;
+  languageCode?: string;
+  seed?: number;
+  applyTextNormalization?: 'auto' | 'on' | 'off';
+}
+
+@Entity('audio_task')
+export class AudioTaskEntity {
+  @PrimaryColumn('text')
+  id!: string;
+
+  @Column('uuid', { name: 'api_key_id' })
+  apiKeyId!: string;
+
+  @Column('uuid', { name: 'workspace_id' })
+  workspaceId!: string;
+
+  @Column('text')
+  environment!: KeyEnvironment;
+
+  @Column('text')
+  model!: AudioModelId;
+
+  @Column('text')
+  mode!: AudioMode;
+
+  /** Which route created it (`generations` or `speech`); streaming speech runs it in the request. */
+  @Column('text')
+  endpoint!: AudioEndpoint;
+
+  @Column('jsonb')
+  request!: AudioRequestSnapshot;
+
+  /** The adapter chosen at creation (`elevenlabs`, `sandbox`); the task keeps it to the end. */
+  @Column('text')
+  adapter!: string;
+
+  @Column('text')
+  status!: AudioTaskStatus;
+
+  @Column('text', { nullable: true })
+  phase!: AudioTaskPhase | null;
+
+  @Column('int')
+  attempts!: number;
+
+  @Column('timestamptz', { name: 'submitted_at', nullable: true })
+  submittedAt!: Date | null;
+
+  @Column('text', { name: 'media_key', nullable: true })
+  mediaKey!: string | null;
+
+  @Column('text', { name: 'content_type', nullable: true })
+  contentType!: string | null;
+
+  @Column('bigint', { name: 'media_bytes', nullable: true, transformer: bigintTransformer })
+  mediaBytes!: bigint | null;
+
+  @Column('double precision', { name: 'output_seconds', nullable: true })
+  outputSeconds!: number | null;
+
+  @Column('int', { name: 'input_characters' })
+  inputCharacters!: number;
+
+  @Column('int', { name: 'billable_characters', nullable: true })
+  billableCharacters!: number | null;
+
+  @Column('bigint', { name: 'charged_micros', nullable: true, transformer: bigintTransformer })
+  chargedMicros!: bigint | null;
+
+  @Column('uuid', { name: 'hold_id' })
+  holdId!: string;
+
+  @Column('text', { name: 'webhook_endpoint_id', nullable: true })
+  webhookEndpointId!: string | null;
+
+  @Column('text', { name: 'failure_reason', nullable: true })
+  failureReason!: string | null;
+
+  @Column('timestamptz', { name: 'completed_at', nullable: true })
+  completedAt!: Date | null;
+
+  /** Media retention deadline: completion + 7 days. */
+  @Column('timestamptz', { name: 'expires_at', nullable: true })
+  expiresAt!: Date | null;
+
+  @Column('timestamptz', { name: 'media_deleted_at', nullable: true })
+  mediaDeletedAt!: Date | null;
+
+  @Column('timestamptz', { name: 'created_at' })
+  createdAt!: Date;
+
+  @Column('timestamptz', { name: 'updated_at' })
+  updatedAt!: Date;
+}
+
+/** One `Idempotency-Key` of one API key on one endpoint, and the task it decided (DESIGN §6). */
+@Entity('audio_idempotency')
+export class AudioIdempotencyEntity {
+  @PrimaryColumn('uuid', { name: 'api_key_id' })
+  apiKeyId!: string;
+
+  @PrimaryColumn('text')
+  endpoint!: AudioEndpoint;
+
+  @PrimaryColumn('text')
+  key!: string;
+
+  @Column('text', { name: 'request_hash' })
+  requestHash!: string;
+
+  @Column('text', { name: 'task_id' })
+  taskId!: string;
+
+  @Column('timestamptz', { name: 'created_at' })
+  createdAt!: Date;
+}

@@ -1,0 +1,59 @@
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { microsToUsd } from '../../../libs/common/index.js';
+import { JobName, QueueName } from '../../queue/queue-names.js';
+import { WorkReconciler } from '../../queue/work-reconciler.js';
+import { AdminTaskDirectory } from '../admin/index.js';
+import { AUDIO_JOB_OPTIONS, audioJobId } from './audio.constants.js';
+import type { AudioTaskStatus } from './audio-task.entity.js';
+import { AudioTaskRepository } from './audio-task.repository.js';
+
+const STATUSES: readonly string[] = ['queued', 'processing', 'succeeded', 'failed', 'cancelled'];
+
+/**
+ * What audio registers with the platform: the reconciler source (every unfinished task whose job
+ * Redis lost is enqueued again, with its deterministic job id) and the admin task list (`kind=audio`).
+ */
+@Injectable()
+export class AudioWorkSources implements OnModuleInit {
+  constructor(
+    private readonly tasks: AudioTaskRepository,
+    private readonly reconciler: WorkReconciler,
+    private readonly directory: AdminTaskDirectory,
+  ) {}
+
+  onModuleInit(): void {
+    this.reconciler.register({
+      name: 'audio',
+      findPending: async () =>
+        (await this.tasks.pendingIds()).map((taskId) => ({
+          queue: QueueName.Audio,
+          jobName: JobName.AudioProcess,
+          jobId: audioJobId(taskId),
+          data: { taskId },
+          options: AUDIO_JOB_OPTIONS,
+        })),
+    });
+
+    this.directory.register({
+      kind: 'audio',
+      list: async (filter) => {
+        // Another kind's status (`running`) matches no audio task.
+        if (filter.status !== undefined && !STATUSES.includes(filter.status)) return [];
+        const rows = await this.tasks.listAll({ limit: filter.limit, after: filter.after, status: filter.status as AudioTaskStatus | undefined, workspaceId: filter.workspaceId });
+        return rows.map((task) => ({
+          id: task.id,
+          kind: 'audio',
+          workspaceId: task.workspaceId,
+          apiKeyId: task.apiKeyId,
+          model: task.model,
+          status: task.status,
+          phase: task.phase,
+          chargedUsd: task.chargedMicros === null ? null : microsToUsd(task.chargedMicros),
+          failureReason: task.failureReason,
+          createdAt: task.createdAt,
+          updatedAt: task.updatedAt,
+        }));
+      },
+    });
+  }
+}

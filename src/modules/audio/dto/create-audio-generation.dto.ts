@@ -1,0 +1,116 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  Min,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
+import { AUDIO_MODEL_IDS, AUDIO_OUTPUT_FORMATS, type AudioMode, type AudioModelId, type AudioOutputFormat } from '../../../../libs/providers/index.js';
+import { AUDIO_MAX_DIALOGUE_ENTRIES, AUDIO_MAX_SEED } from '../audio.constants.js';
+
+export const AUDIO_MODES: readonly AudioMode[] = ['text_to_speech', 'text_to_dialogue'];
+export const TEXT_NORMALIZATION = ['auto', 'on', 'off'] as const;
+
+/** Optional, but `null` is not "absent": a field is either omitted or valid. */
+const Optional = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
+
+/** A voice as written by the client: an official id or a saved alias (resolved after validation). */
+const VOICE_LENGTH = [1, 128] as const;
+
+export class AudioControlsDto {
+  @ApiPropertyOptional({ description: 'Official voice id or a saved alias; omitted for dialogue', minLength: 1, maxLength: 128 })
+  @Optional() @IsString() @Length(...VOICE_LENGTH)
+  voiceId?: string;
+
+  @ApiPropertyOptional({ enum: AUDIO_OUTPUT_FORMATS, default: 'mp3_44100_128' })
+  @Optional() @IsIn(AUDIO_OUTPUT_FORMATS)
+  outputFormat?: AudioOutputFormat;
+
+  @ApiPropertyOptional({ pattern: '^[a-z]{2,3}$', description: 'Two- or three-letter language code (ISO 639-1 / 639-3)' })
+  @Optional() @IsString() @Matches(/^[A-Za-z]{2,3}$/, { message: 'must be a two- or three-letter language code' })
+  languageCode?: string;
+}
+
+export class AudioVoiceOptionsDto {
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: AUDIO_MAX_SEED })
+  @Optional() @IsInt() @Min(0) @Max(AUDIO_MAX_SEED)
+  seed?: number;
+
+  @ApiPropertyOptional({ enum: TEXT_NORMALIZATION })
+  @Optional() @IsIn(TEXT_NORMALIZATION)
+  applyTextNormalization?: (typeof TEXT_NORMALIZATION)[number];
+}
+
+export class AudioProviderOptionsDto {
+  @ApiPropertyOptional({ type: AudioVoiceOptionsDto })
+  @Optional() @IsObject() @ValidateNested() @Type(() => AudioVoiceOptionsDto)
+  voice?: AudioVoiceOptionsDto;
+}
+
+export class DialogueEntryDto {
+  @ApiProperty({ minLength: 1 })
+  @IsString() @Length(1, 2000)
+  text!: string;
+
+  @ApiProperty({ minLength: 1, maxLength: 128 })
+  @IsString() @Length(...VOICE_LENGTH)
+  voiceId!: string;
+}
+
+/** The audio generation request (spec › Audio generation request); cross-field rules are in audio-rules.ts. */
+export class CreateAudioGenerationDto {
+  @ApiProperty({ enum: AUDIO_MODEL_IDS })
+  @IsIn(AUDIO_MODEL_IDS)
+  model!: AudioModelId;
+
+  @ApiProperty({ enum: AUDIO_MODES })
+  @IsIn(AUDIO_MODES)
+  mode!: AudioMode;
+
+  @ApiPropertyOptional({ maxLength: 2000, description: 'Text to speak (speech only), at most 2,000 characters' })
+  @Optional() @IsString()
+  prompt?: string;
+
+  @ApiPropertyOptional({ type: AudioControlsDto })
+  @Optional() @IsObject() @ValidateNested() @Type(() => AudioControlsDto)
+  controls?: AudioControlsDto;
+
+  @ApiPropertyOptional({ type: AudioProviderOptionsDto })
+  @Optional() @IsObject() @ValidateNested() @Type(() => AudioProviderOptionsDto)
+  providerOptions?: AudioProviderOptionsDto;
+
+  @ApiPropertyOptional({ type: [DialogueEntryDto], minItems: 1, maxItems: AUDIO_MAX_DIALOGUE_ENTRIES, description: 'Dialogue only' })
+  @Optional() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(AUDIO_MAX_DIALOGUE_ENTRIES) @ValidateNested({ each: true }) @Type(() => DialogueEntryDto)
+  dialogue?: DialogueEntryDto[];
+
+  @ApiPropertyOptional({ description: 'A webhook endpoint of the same API key' })
+  @Optional() @IsString() @Length(1, 200)
+  webhookEndpointId?: string;
+}
+
+/** The speech stream takes a `text_to_speech` request (DESIGN §4). */
+export class CreateSpeechDto extends CreateAudioGenerationDto {}
+
+export class ListAudioGenerationsQueryDto {
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
+  @Optional() @IsInt() @Min(1) @Max(100)
+  limit?: number;
+
+  @ApiPropertyOptional({ description: 'nextCursor of the previous page' })
+  @Optional() @IsString() @Length(1, 512)
+  after?: string;
+
+  @ApiPropertyOptional({ enum: ['queued', 'processing', 'succeeded', 'failed', 'cancelled'] })
+  @Optional() @IsIn(['queued', 'processing', 'succeeded', 'failed', 'cancelled'])
+  status?: 'queued' | 'processing' | 'succeeded' | 'failed' | 'cancelled';
+}
