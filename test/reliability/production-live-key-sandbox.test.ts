@@ -12,13 +12,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { QueueName } from '../../src/queue/queue-names.js';
 import { Queues } from '../../src/queue/queues.js';
 import { FakeGeminiServer } from '../fakes/gemini-text-server.js';
 import { createAccount, type TestAccount } from '../support/factories.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
 import { openaiFor, textHolds } from '../text/text-helpers.js';
 import { createTask, wallet } from '../video/support/video-helpers.js';
+import { VIDEO_QUEUE } from '../../src/modules/video/video-jobs.js';
 
 /** What production requires at boot besides NODE_ENV (src/config/environment.ts, src/main.ts). */
 const PRODUCTION_ENV = {
@@ -37,7 +37,7 @@ const TEXT_CALLS = [
 ].flatMap((call) => [false, true].map((stream) => ({ ...call, stream, label: `${call.path} stream=${stream}` })));
 
 async function videoJobCount(t: TestApp): Promise<number> {
-  const counts = await t.app.get(Queues).get(QueueName.Video).getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'completed', 'failed');
+  const counts = await t.app.get(Queues).get(VIDEO_QUEUE).getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'completed', 'failed');
   return Object.values(counts).reduce((sum, n) => sum + n, 0);
 }
 
