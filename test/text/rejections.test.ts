@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type OpenAI from 'openai';
 import { createAccount, type TestAccount } from '../support/factories.js';
-import { bootTestApp, type TestApp } from '../support/test-app.js';
+import type { TestApp } from '../support/test-app.js';
 import { openaiFor, textHolds } from './text-helpers.js';
+import { fundedAppForSuite } from '../support/suite-app.js';
 
 const user = [{ role: 'user', content: 'hi' }];
 const tool = { type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } };
@@ -51,13 +52,9 @@ describe('text rejections: 4xx {error:{code,message}} before any hold', () => {
   let account: TestAccount;
   let client: OpenAI;
 
-  before(async () => {
-    t = await bootTestApp({ label: 'text-rejections' });
-    account = await createAccount(t, { creditUsd: 5 });
+  fundedAppForSuite({ label: 'text-rejections', creditUsd: 5 }, (booted) => {
+    ({ t, account } = booted);
     client = openaiFor(t, account.key);
-  });
-  after(async () => {
-    await t.close();
   });
 
   for (const [name, operation, body, status, code] of CASES) {

@@ -1,0 +1,25 @@
+import { after, before } from 'node:test';
+import { createAccount, type TestAccount } from './factories.js';
+import { bootTestApp, type TestApp, type TestAppOptions } from './test-app.js';
+
+export interface FundedApp {
+  t: TestApp;
+  account: TestAccount;
+}
+
+/**
+ * The usual suite fixture: its own app and one funded account, booted before the tests of the
+ * enclosing `describe` and closed after them. `ready` receives both (assign them to the suite's
+ * variables, build clients on them).
+ */
+export function fundedAppForSuite(options: TestAppOptions & { creditUsd: number }, ready: (booted: FundedApp) => void): void {
+  let app: TestApp | undefined;
+  before(async () => {
+    const { creditUsd, ...appOptions } = options;
+    app = await bootTestApp(appOptions);
+    ready({ t: app, account: await createAccount(app, { creditUsd }) });
+  });
+  after(async () => {
+    await app?.close();
+  });
+}
