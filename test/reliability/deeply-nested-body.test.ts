@@ -13,8 +13,7 @@ import { describe, it } from 'node:test';
 import OpenAI from 'openai';
 import type { TestAccount } from '../support/factories.js';
 import type { TestApp } from '../support/test-app.js';
-import { openaiFor, textHolds } from '../text/text-helpers.js';
-import { fundedAppForSuite } from '../support/suite-app.js';
+import { openaiSuite, textHolds } from '../text/text-helpers.js';
 
 /** JSON text nested `levels` objects deep (built as text: JSON.stringify itself would overflow). */
 const nestedJson = (levels: number) => `${'{"a":'.repeat(levels)}{}${'}'.repeat(levels)}`;
@@ -24,10 +23,7 @@ describe('reliability: a deeply nested text request body', () => {
   let account: TestAccount;
   let client: OpenAI;
 
-  fundedAppForSuite({ label: 'deeply-nested-body', creditUsd: 5 }, (booted) => {
-    ({ t, account } = booted);
-    client = openaiFor(t, account.key);
-  });
+  openaiSuite({ label: 'deeply-nested-body', creditUsd: 5 }, (booted) => ({ t, account, client } = booted));
 
   it('is a 400 text.invalid_field before any hold on both operations, not a 500', async () => {
     const deep = nestedJson(20_000);

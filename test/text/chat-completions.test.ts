@@ -3,8 +3,7 @@ import { describe, it } from 'node:test';
 import type OpenAI from 'openai';
 import type { TestAccount } from '../support/factories.js';
 import type { TestApp } from '../support/test-app.js';
-import { MODELS, openaiFor, textHolds, weatherTool } from './text-helpers.js';
-import { fundedAppForSuite } from '../support/suite-app.js';
+import { MODELS, openaiSuite, textHolds, weatherTool } from './text-helpers.js';
 
 type AnyMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam & Record<string, unknown>;
 
@@ -13,10 +12,7 @@ describe('POST /api/svc/v1/chat/completions (sandbox, official openai SDK)', () 
   let account: TestAccount;
   let client: OpenAI;
 
-  fundedAppForSuite({ label: 'text-chat', creditUsd: 25 }, (booted) => {
-    ({ t, account } = booted);
-    client = openaiFor(t, account.key);
-  });
+  openaiSuite({ label: 'text-chat', creditUsd: 25 }, (booted) => ({ t, account, client } = booted));
 
   for (const model of MODELS) {
     it(`answers synchronously on ${model} with usage`, async () => {

@@ -3,8 +3,7 @@ import { describe, it } from 'node:test';
 import type OpenAI from 'openai';
 import { createAccount, type TestAccount } from '../support/factories.js';
 import type { TestApp } from '../support/test-app.js';
-import { openaiFor, textHolds } from './text-helpers.js';
-import { fundedAppForSuite } from '../support/suite-app.js';
+import { openaiFor, openaiSuite, textHolds } from './text-helpers.js';
 
 const user = [{ role: 'user', content: 'hi' }];
 const tool = { type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } };
@@ -52,10 +51,7 @@ describe('text rejections: 4xx {error:{code,message}} before any hold', () => {
   let account: TestAccount;
   let client: OpenAI;
 
-  fundedAppForSuite({ label: 'text-rejections', creditUsd: 5 }, (booted) => {
-    ({ t, account } = booted);
-    client = openaiFor(t, account.key);
-  });
+  openaiSuite({ label: 'text-rejections', creditUsd: 5 }, (booted) => ({ t, account, client } = booted));
 
   for (const [name, operation, body, status, code] of CASES) {
     it(`refuses ${name} with ${status} ${code}`, async () => {

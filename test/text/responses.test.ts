@@ -3,8 +3,7 @@ import { describe, it } from 'node:test';
 import type OpenAI from 'openai';
 import type { TestAccount } from '../support/factories.js';
 import type { TestApp } from '../support/test-app.js';
-import { MODELS, openaiFor, textHolds } from './text-helpers.js';
-import { fundedAppForSuite } from '../support/suite-app.js';
+import { MODELS, openaiSuite, textHolds } from './text-helpers.js';
 
 const weather = {
   type: 'function' as const,
@@ -19,10 +18,7 @@ describe('POST /api/svc/v1/responses (sandbox, official openai SDK)', () => {
   let account: TestAccount;
   let client: OpenAI;
 
-  fundedAppForSuite({ label: 'text-responses', creditUsd: 25 }, (booted) => {
-    ({ t, account } = booted);
-    client = openaiFor(t, account.key);
-  });
+  openaiSuite({ label: 'text-responses', creditUsd: 25 }, (booted) => ({ t, account, client } = booted));
 
   for (const model of MODELS) {
     it(`answers synchronously on ${model}`, async () => {

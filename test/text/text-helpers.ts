@@ -1,11 +1,17 @@
 import OpenAI from 'openai';
-import type { TestApp } from '../support/test-app.js';
+import { type FundedApp, fundedAppForSuite } from '../support/suite-app.js';
+import type { TestApp, TestAppOptions } from '../support/test-app.js';
 
 export const MODELS = ['vendor-3.8-flash', 'vendor-3.7-flash', 'vendor-3.5-flash-lite'] as const;
 
 /** The official SDK pointed at the booted app, as a client would do it (no retries: tests see every status). */
 export function openaiFor(t: TestApp, key: string): OpenAI {
   return new OpenAI({ apiKey: key, baseURL: `${t.baseUrl}/api/svc/v1`, maxRetries: 0 });
+}
+
+/** `fundedAppForSuite` for the text suites: the app, a funded account and an SDK client for its key. */
+export function openaiSuite(options: TestAppOptions & { creditUsd: number }, ready: (booted: FundedApp & { client: OpenAI }) => void): void {
+  fundedAppForSuite(options, (booted) => ready({ ...booted, client: openaiFor(booted.t, booted.account.key) }));
 }
 
 export interface HoldRow {
