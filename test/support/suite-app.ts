@@ -2,6 +2,8 @@ import { after, before } from 'node:test';
 import { createAccount, type TestAccount } from './factories.js';
 import { bootTestApp, type TestApp, type TestAppOptions } from './test-app.js';
 
+export type FundedAppOptions = TestAppOptions & { creditUsd: number };
+
 export interface FundedApp {
   t: TestApp;
   account: TestAccount;
@@ -12,10 +14,14 @@ export interface FundedApp {
  * enclosing `describe` and closed after them. `ready` receives both (assign them to the suite's
  * variables, build clients on them).
  */
-export function fundedAppForSuite(options: TestAppOptions & { creditUsd: number }, ready: (booted: FundedApp) => void): void {
+export function fundedAppForSuite(
+  options: FundedAppOptions | (() => FundedAppOptions),
+  ready: (booted: FundedApp) => void,
+): void {
   let app: TestApp | undefined;
   before(async () => {
-    const { creditUsd, ...appOptions } = options;
+    // A function when the options depend on an earlier hook (a fake upstream's URL).
+    const { creditUsd, ...appOptions } = typeof options === 'function' ? options() : options;
     app = await bootTestApp(appOptions);
     ready({ t: app, account: await createAccount(app, { creditUsd }) });
   });
