@@ -1,5 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { Clock } from '../libs/common/index.js';
+import { Clock, ErrorDomains } from '../libs/common/index.js';
+import { ErrorDomainsModule } from './app/error-domains.module.js';
 import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
@@ -22,6 +23,8 @@ export interface AppModuleOptions {
   imports?: DynamicModule['imports'];
   /** Media options, e.g. a MediaStorage of your own instead of the configured driver. */
   media?: MediaModuleOptions;
+  /** The error-prefix registry the exception filter reads (createApp passes the filter's). */
+  errorDomains?: ErrorDomains;
 }
 
 @Module({})
@@ -32,6 +35,7 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config, options.clock),
         MetricsModule,
+        ErrorDomainsModule.forRoot(options.errorDomains),
         DatabaseModule.forRoot(config),
         QueueModule.forRoot(config),
         ProvidersModule,

@@ -4,7 +4,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { DomainError, RequestErrorCode } from '../../libs/common/index.js';
+import { DomainError, ErrorDomains, RequestErrorCode } from '../../libs/common/index.js';
 import { AppModule, type AppModuleOptions } from '../app.module.js';
 import type { AppConfig } from '../config/app-config.js';
 import { Metrics } from '../observability/metrics.service.js';
@@ -23,7 +23,9 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  */
 export async function createApp(config: AppConfig, options: AppModuleOptions = {}): Promise<NestFastifyApplication> {
   const logger = createRootLogger(config);
-  const filter = new HttpExceptionFilter();
+  // Filled by the modules as they are built (ErrorDomainsModule.forFeature), read by the filter.
+  const errorDomains = new ErrorDomains();
+  const filter = new HttpExceptionFilter(errorDomains);
   const requestTimeout = config.env.REQUEST_TIMEOUT_MS;
   const adapter = new FastifyAdapter({
     loggerInstance: logger,
@@ -52,7 +54,7 @@ export async function createApp(config: AppConfig, options: AppModuleOptions = {
       filter.send(error, request, reply);
     },
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.create(config, options), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.create(config, { ...options, errorDomains }), adapter, {
     logger: new NestPinoLogger(logger),
     bufferLogs: false,
     abortOnError: false,

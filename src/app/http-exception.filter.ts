@@ -4,9 +4,9 @@ import { randomUUID } from 'node:crypto';
 import {
   CommonErrorCode,
   DomainError,
+  type ErrorDomains,
   EnvelopeError,
   RequestErrorCode,
-  qualifyErrorCode,
 } from '../../libs/common/index.js';
 import { isConnectionError } from '../database/connection-errors.js';
 
@@ -69,6 +69,8 @@ function fromFastifyError(error: { code?: string; statusCode?: number; message: 
 export class HttpExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
 
+  constructor(private readonly domains: ErrorDomains) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     if (host.getType() !== 'http') throw exception;
     this.send(exception, host.switchToHttp().getRequest<FastifyRequest>(), host.switchToHttp().getResponse<FastifyReply>());
@@ -88,7 +90,7 @@ export class HttpExceptionFilter implements ExceptionFilter {
     if (exception instanceof EnvelopeError) return { status: exception.status, body: exception.body() };
     const envelope = (status: number, code: string, message: string, headers?: Record<string, string>): ErrorAnswer => ({
       status,
-      body: { error: { code: qualifyErrorCode(code, request.url), message } },
+      body: { error: { code: this.domains.qualify(code, request.url), message } },
       headers,
     });
     if (exception instanceof DomainError) return envelope(exception.status, exception.code, exception.message, exception.headers);
@@ -112,7 +114,7 @@ export class HttpExceptionFilter implements ExceptionFilter {
     );
     return {
       status: 500,
-      body: { error: { code: qualifyErrorCode(CommonErrorCode.Internal, request.url), message: `internal error (id ${errorId})`, errorId } },
+      body: { error: { code: this.domains.qualify(CommonErrorCode.Internal, request.url), message: `internal error (id ${errorId})`, errorId } },
     };
   }
 }

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import type { LoggerService } from '@nestjs/common';
-import { DomainError, qualifyErrorCode } from '../../libs/common/index.js';
+import { DomainError, ErrorDomains } from '../../libs/common/index.js';
 import { InvalidEnvironmentError } from '../config/environment.js';
 import { helpText, parseCommandLine, UsageError } from './commands.js';
 
@@ -69,7 +69,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
-    await print(process.stderr, `error: ${error.message} (${qualifyErrorCode(error.code, '/admin/')})\n`);
+    await print(process.stderr, `error: ${error.message} (${app.get(ErrorDomains).qualify(error.code, '/admin/')})\n`);
     return 1;
   } finally {
     await app.close();

@@ -10,12 +10,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 export class Metrics {
   readonly registry = new Registry();
 
-  readonly httpRequests = new Counter({
-    name: 'svc_http_requests_total',
-    help: 'HTTP requests answered, by method, route and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [this.registry],
-  });
+  readonly httpRequests = this.counter('svc_http_requests_total', 'HTTP requests answered, by method, route and status', ['method', 'route', 'status']);
 
   readonly httpDuration = new Histogram({
     name: 'svc_http_request_duration_seconds',
@@ -25,41 +20,25 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  readonly apiKeyLookups = new Counter({
-    name: 'svc_api_key_lookups_total',
-    help: 'API keys looked up in the database (a malformed key is refused before any lookup)',
-    registers: [this.registry],
-  });
+  readonly apiKeyLookups = this.counter('svc_api_key_lookups_total', 'API keys looked up in the database (a malformed key is refused before any lookup)');
 
   /** Wallet writes tried again after a lost database connection. */
-  readonly walletConnectionRetries = new Counter({
-    name: 'svc_wallet_connection_retries_total',
-    help: 'Wallet writes tried again after a lost database connection',
-    registers: [this.registry],
-  });
+  readonly walletConnectionRetries = this.counter('svc_wallet_connection_retries_total', 'Wallet writes tried again after a lost database connection');
 
-  readonly walletJournaled = new Counter({
-    name: 'svc_wallet_journaled_total',
-    help: 'Hold outcomes left to the settlement journal because the database stayed unreachable',
-    labelNames: ['outcome'] as const,
-    registers: [this.registry],
-  });
+  readonly walletJournaled = this.counter('svc_wallet_journaled_total', 'Hold outcomes left to the settlement journal because the database stayed unreachable', ['outcome']);
 
   /** Settlements whose measured cost exceeded the hold: the hold was charged, the rest not collected. */
-  readonly walletChargesCapped = new Counter({
-    name: 'svc_wallet_charges_capped_total',
-    help: 'Settlements whose measured cost exceeded the hold (charged the hold)',
-    registers: [this.registry],
-  });
+  readonly walletChargesCapped = this.counter('svc_wallet_charges_capped_total', 'Settlements whose measured cost exceeded the hold (charged the hold)');
 
-  readonly walletUncollectedUsd = new Counter({
-    name: 'svc_wallet_uncollected_usd_total',
-    help: 'Measured cost above holds that was not charged, in USD',
-    registers: [this.registry],
-  });
+  readonly walletUncollectedUsd = this.counter('svc_wallet_uncollected_usd_total', 'Measured cost above holds that was not charged, in USD');
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'svc_' });
+  }
+
+  /** A counter in this app's registry. */
+  private counter<L extends string = never>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
+    return new Counter<L>({ name, help, labelNames, registers: [this.registry] });
   }
 
   /** A gauge whose value is read from `collect` at scrape time. */

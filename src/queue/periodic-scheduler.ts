@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../config/app-config.js';
 import { type PeriodicTask, PeriodicTasks } from './periodic-tasks.js';
-import { JobName, QueueName } from './queue-names.js';
+import { MAINTENANCE_QUEUE, PERIODIC_TASK_JOB } from './queue-names.js';
 import { Queues } from './queues.js';
 
 const schedulerId = (task: PeriodicTask): string => `periodic:${task.name}`;
@@ -79,7 +79,7 @@ export class PeriodicScheduler {
    * later upserts keep that first job's slot).
    */
   private async restoreLost(): Promise<void> {
-    const maintenance = this.queues.get(QueueName.Maintenance);
+    const maintenance = this.queues.get(MAINTENANCE_QUEUE);
     const lost: PeriodicTask[] = [];
     for (const task of this.tasks.all()) if (!(await maintenance.getJobScheduler(schedulerId(task)))) lost.push(task);
     if (lost.length === 0) return;
@@ -88,12 +88,12 @@ export class PeriodicScheduler {
   }
 
   private async register(tasks: PeriodicTask[]): Promise<void> {
-    const maintenance = this.queues.get(QueueName.Maintenance);
+    const maintenance = this.queues.get(MAINTENANCE_QUEUE);
     for (const task of tasks) {
       await maintenance.upsertJobScheduler(
         schedulerId(task),
         { every: task.intervalMs },
-        { name: JobName.PeriodicTask, data: { task: task.name }, opts: { removeOnComplete: 100, removeOnFail: 100 } },
+        { name: PERIODIC_TASK_JOB, data: { task: task.name }, opts: { removeOnComplete: 100, removeOnFail: 100 } },
       );
     }
   }

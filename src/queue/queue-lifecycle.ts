@@ -4,10 +4,10 @@ import { DiscoveryService } from '@nestjs/core';
 import type { Redis } from 'ioredis';
 import { AppConfig } from '../config/app-config.js';
 import { PeriodicScheduler } from './periodic-scheduler.js';
-import { ALL_QUEUES } from './queue-names.js';
 import { Queues } from './queues.js';
 import { logErrorsQuietly } from './redis-error-log.js';
 import { REDIS } from './redis.provider.js';
+import { RegisteredQueues } from './registered-queues.js';
 
 /**
  * Starts workers only where APP_ROLE asks for them, schedules the periodic tasks (and keeps
@@ -23,12 +23,13 @@ export class QueueLifecycle implements OnApplicationBootstrap, BeforeApplication
     private readonly registrar: BullRegistrar,
     private readonly scheduler: PeriodicScheduler,
     private readonly queues: Queues,
+    private readonly registered: RegisteredQueues,
     private readonly discovery: DiscoveryService,
     @Inject(REDIS) private readonly redis: Redis,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    for (const name of ALL_QUEUES) logErrorsQuietly(this.queues.get(name), `queue ${name}`, this.logger);
+    for (const name of this.registered.list()) logErrorsQuietly(this.queues.get(name), `queue ${name}`, this.logger);
     await this.warnOnEvictionPolicy();
     if (!this.config.runsWorkers) return;
     this.registrar.register();

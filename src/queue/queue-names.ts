@@ -1,31 +1,29 @@
 /**
- * Queue and job names with their payloads (immich's JobName/JobOf). A job id is always
+ * What the platform knows about queues and jobs: names are plain strings, and each domain
+ * declares its own from its folder (immich's JobName/JobOf, made open). A job id is always
  * deterministic — `<kind>:<id>` of the unit of work — so enqueueing the same work twice is a
  * no-op, and the reconciler can tell whether a unit's job exists.
+ *
+ * A domain adds its job's payload type by augmenting `JobPayloads`, so `Queues.add` and the
+ * reconciler stay typed (docs/extending.md › Add a domain):
+ *
+ *   declare module '../../queue/queue-names.js' {
+ *     interface JobPayloads { 'audio.process': { taskId: string } }
+ *   }
+ *
+ * and registers its queue with `QueueModule.forFeature({ queues: ['audio'] })`.
  */
-export enum QueueName {
-  Maintenance = 'maintenance',
-  Video = 'video',
-  AlternateVideo = 'alternate-video',
-  Audio = 'audio',
-  Webhooks = 'webhooks',
-}
+export type QueueName = string;
 
-export enum JobName {
-  /** Runs one registered periodic task (reconciler, media sweeper, …) by name. */
-  PeriodicTask = 'periodic-task',
-  /** Moves one omni video task forward (validate, submit, poll, store); re-delays itself while polling. */
-  VideoProcess = 'video.process',
-  /** Moves one audio task forward (synthesize, store, settle); re-delays itself while reconciling. */
-  AudioProcess = 'audio.process',
-}
-
+/** Every job's payload, by job name; domains add theirs through `declare module`. */
 export interface JobPayloads {
-  [JobName.PeriodicTask]: { task: string };
-  [JobName.VideoProcess]: { taskId: string };
-  [JobName.AudioProcess]: { taskId: string };
+  /** Runs one registered periodic task (reconciler, media sweeper, …) by name. */
+  'periodic-task': { task: string };
 }
 
+export type JobName = keyof JobPayloads;
 export type JobOf<N extends JobName> = JobPayloads[N];
 
-export const ALL_QUEUES = Object.values(QueueName);
+/** The platform's own queue: periodic tasks of every module run on it. */
+export const MAINTENANCE_QUEUE = 'maintenance';
+export const PERIODIC_TASK_JOB = 'periodic-task' satisfies JobName;

@@ -7,15 +7,26 @@ import { MaintenanceProcessor } from './maintenance.processor.js';
 import { PeriodicScheduler } from './periodic-scheduler.js';
 import { PeriodicTasks } from './periodic-tasks.js';
 import { QueueLifecycle } from './queue-lifecycle.js';
-import { ALL_QUEUES } from './queue-names.js';
+import { MAINTENANCE_QUEUE, type QueueName } from './queue-names.js';
 import { Queues } from './queues.js';
 import { REDIS, redisProvider } from './redis.provider.js';
+import { RegisteredQueues } from './registered-queues.js';
 import { WorkReconciler } from './work-reconciler.js';
+
+export interface QueueFeatureOptions {
+  /** The BullMQ queues the module's processors and services use. */
+  queues: readonly QueueName[];
+}
+
+/** A domain's queues (`QueueModule.forFeature`); a module of its own so QueueModule's registrations run once. */
+@Module({})
+export class QueueFeatureModule {}
 
 /**
  * BullMQ on Redis. Queues exist in every role; workers are registered only when APP_ROLE runs
  * them (manual registration in QueueLifecycle). Global, like config and the database: platform
  * configured once (`forRoot`) that every domain uses to enqueue and register its periodic work.
+ * A domain adds its own queues with `forFeature`, from its module's `imports`.
  */
 @Global()
 @Module({})
@@ -24,6 +35,7 @@ export class QueueModule implements OnModuleInit {
     private readonly tasks: PeriodicTasks,
     private readonly reconciler: WorkReconciler,
     private readonly queues: Queues,
+    private readonly registered: RegisteredQueues,
     private readonly metrics: Metrics,
     private readonly config: AppConfig,
   ) {}
@@ -38,10 +50,31 @@ export class QueueModule implements OnModuleInit {
           prefix: config.env.QUEUE_PREFIX,
           extraOptions: { manualRegistration: true },
         }),
-        BullModule.registerQueue(...ALL_QUEUES.map((name) => ({ name }))),
+        BullModule.registerQueue({ name: MAINTENANCE_QUEUE }),
       ],
-      providers: [PeriodicTasks, PeriodicScheduler, Queues, WorkReconciler, MaintenanceProcessor, QueueLifecycle, redisProvider],
-      exports: [BullModule, PeriodicTasks, Queues, WorkReconciler, REDIS],
+      providers: [PeriodicTasks, PeriodicScheduler, Queues, RegisteredQueues, WorkReconciler, MaintenanceProcessor, QueueLifecycle, redisProvider],
+      exports: [BullModule, PeriodicTasks, Queues, RegisteredQueues, WorkReconciler, REDIS],
+    };
+  }
+
+  /**
+   * Registers a domain's queues on the shared connection and adds them to the queues the
+   * platform reports and watches. `imports: [QueueModule.forFeature({ queues: ['audio'] })]`.
+   */
+  static forFeature(options: QueueFeatureOptions): DynamicModule {
+    const bull = BullModule.registerQueue(...options.queues.map((name) => ({ name })));
+    return {
+      module: QueueFeatureModule,
+      imports: [bull],
+      providers: [
+        {
+          // Nothing injects it: instantiating it is the registration.
+          provide: `queue-feature:${options.queues.join(',')}`,
+          inject: [RegisteredQueues],
+          useFactory: (registered: RegisteredQueues) => registered.add(options.queues),
+        },
+      ],
+      exports: [bull],
     };
   }
 
@@ -56,7 +89,7 @@ export class QueueModule implements OnModuleInit {
     });
     this.metrics.gauge('svc_queue_jobs', 'Jobs per queue and state', ['queue', 'state'], async (gauge) => {
       gauge.reset();
-      for (const name of ALL_QUEUES) {
+      for (const name of this.registered.list()) {
         const counts = await this.queues.get(name).getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
         for (const [state, count] of Object.entries(counts)) gauge.set({ queue: name, state }, count);
       }

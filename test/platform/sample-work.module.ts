@@ -1,19 +1,32 @@
-import { BullModule, Processor, WorkerHost } from '@nestjs/bullmq';
-import { Injectable, Module, type OnModuleInit } from '@nestjs/common';
+import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { Controller, Get, Injectable, Module, type OnModuleInit, Param, ParseUUIDPipe, Post } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Job } from 'bullmq';
+import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import type { JobName, JobOf, QueueName } from '../../src/queue/queue-names.js';
+import { notFound } from '../../libs/common/index.js';
+import { ErrorDomainsModule } from '../../src/app/error-domains.module.js';
+import { Public } from '../../src/modules/identity/index.js';
+import type { JobOf } from '../../src/queue/queue-names.js';
+import { QueueModule } from '../../src/queue/queue.module.js';
 import { Queues } from '../../src/queue/queues.js';
 import { type PendingWork, WorkReconciler, type WorkSource } from '../../src/queue/work-reconciler.js';
 
 /**
  * TEST-ONLY: a unit of work kept in PostgreSQL (`test_unit`), moved by its own BullMQ queue,
- * and declared to the WorkReconciler like a domain would (video tasks, deliveries, …).
- * The queue and job names are not in the production enums, hence the casts below.
+ * and declared to the platform like a domain would (video tasks, deliveries, …), from this file
+ * alone: its queue (QueueModule.forFeature), its job's payload type (JobPayloads), its
+ * reconciler source and its error prefix (ErrorDomainsModule.forFeature).
  */
-export const SAMPLE_QUEUE = 'test-units' as unknown as QueueName;
-export const SAMPLE_JOB = 'test-unit' as unknown as JobName;
+export const SAMPLE_QUEUE = 'test-units';
+export const SAMPLE_JOB = 'test-unit';
+export const SAMPLE_ERROR_DOMAIN = 'sample';
+
+declare module '../../src/queue/queue-names.js' {
+  interface JobPayloads {
+    'test-unit': { unitId: string };
+  }
+}
 
 export const SAMPLE_UNIT_TABLE_SQL = `
   CREATE TABLE IF NOT EXISTS test_unit (
@@ -27,9 +40,7 @@ export const SAMPLE_UNIT_TABLE_SQL = `
 
 export const sampleJobId = (unitId: string): string => `test-unit:${unitId}`;
 
-interface SampleJobData {
-  unitId: string;
-}
+type SampleJobData = JobOf<typeof SAMPLE_JOB>;
 
 @Injectable()
 export class SampleUnitService {
@@ -40,8 +51,19 @@ export class SampleUnitService {
 
   /** What a domain does after committing its row: enqueue under the deterministic id. */
   enqueue(unitId: string): Promise<void> {
-    const data: SampleJobData = { unitId };
-    return this.queues.add(SAMPLE_QUEUE, SAMPLE_JOB, data as unknown as JobOf<JobName>, sampleJobId(unitId));
+    return this.queues.add(SAMPLE_QUEUE, SAMPLE_JOB, { unitId }, sampleJobId(unitId));
+  }
+
+  async create(): Promise<string> {
+    const id = randomUUID();
+    await this.db.query(`INSERT INTO test_unit (id) VALUES ($1)`, [id]);
+    await this.enqueue(id);
+    return id;
+  }
+
+  async status(unitId: string): Promise<string | undefined> {
+    const rows: Array<{ status: string }> = await this.db.query(`SELECT status FROM test_unit WHERE id = $1`, [unitId]);
+    return rows[0]?.status;
   }
 
   async findPending(): Promise<string[]> {
@@ -65,7 +87,7 @@ export class SampleUnitService {
   }
 }
 
-@Processor(SAMPLE_QUEUE as unknown as string)
+@Processor(SAMPLE_QUEUE)
 export class SampleUnitProcessor extends WorkerHost {
   constructor(private readonly units: SampleUnitService) {
     super();
@@ -94,13 +116,36 @@ export class SampleUnitSource implements WorkSource, OnModuleInit {
       queue: SAMPLE_QUEUE,
       jobName: SAMPLE_JOB,
       jobId: sampleJobId(unitId),
-      data: { unitId } satisfies SampleJobData as unknown as PendingWork['data'],
+      data: { unitId },
     }));
   }
 }
 
+/** Its routes: errors on them, even those raised before the handler (the key guard), read `sample.…`. */
+@Controller('test-units')
+export class SampleUnitController {
+  constructor(private readonly units: SampleUnitService) {}
+
+  @Post()
+  async create(): Promise<{ id: string }> {
+    return { id: await this.units.create() };
+  }
+
+  @Public()
+  @Get(':id')
+  async get(@Param('id', ParseUUIDPipe) id: string): Promise<{ id: string; status: string }> {
+    const status = await this.units.status(id);
+    if (status === undefined) throw notFound('unit');
+    return { id, status };
+  }
+}
+
 @Module({
-  imports: [BullModule.registerQueue({ name: SAMPLE_QUEUE as unknown as string })],
+  imports: [
+    QueueModule.forFeature({ queues: [SAMPLE_QUEUE] }),
+    ErrorDomainsModule.forFeature({ domain: SAMPLE_ERROR_DOMAIN, pathPrefixes: ['/test-units/'] }),
+  ],
+  controllers: [SampleUnitController],
   providers: [SampleUnitService, SampleUnitProcessor, SampleUnitSource],
   exports: [SampleUnitService],
 })

@@ -9,12 +9,12 @@
  * through the live adapter (fake Gemini) for longer than the timeout must arrive whole.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { FakeGeminiServer } from '../fakes/gemini-text-server.js';
-import { createAccount, type TestAccount } from '../support/factories.js';
+import { describe, it } from 'node:test';
+import type { FakeGeminiServer } from '../fakes/gemini-text-server.js';
+import type { TestAccount } from '../support/factories.js';
 import { rawHttp } from '../support/raw-http.js';
-import { bootTestApp, type TestApp } from '../support/test-app.js';
-import { openaiFor, textHolds } from '../text/text-helpers.js';
+import type { TestApp } from '../support/test-app.js';
+import { fakeGeminiSuite, openaiFor, textHolds } from '../text/text-helpers.js';
 
 const TIMEOUT_MS = 1000;
 
@@ -23,18 +23,7 @@ describe('request timeout: a stalled request is answered 408 and closed; respons
   let t: TestApp;
   let account: TestAccount;
 
-  before(async () => {
-    fake = await new FakeGeminiServer().start();
-    t = await bootTestApp({
-      label: 'body-timeout',
-      env: { REQUEST_TIMEOUT_MS: String(TIMEOUT_MS), GEMINI_API_KEY: 'fake-gemini-key', GEMINI_BASE_URL: fake.url },
-    });
-    account = await createAccount(t, { creditUsd: 5 });
-  });
-  after(async () => {
-    await t.close();
-    await fake.stop();
-  });
+  fakeGeminiSuite({ label: 'body-timeout', creditUsd: 5, env: { REQUEST_TIMEOUT_MS: String(TIMEOUT_MS) } }, (booted) => ({ t, account, fake } = booted));
 
   const body = JSON.stringify({ model: 'vendor-3.8-flash', messages: [{ role: 'user', content: 'Hello there' }] });
   const head = (): string =>

@@ -9,11 +9,12 @@
  * its cost on 32 MiB text bodies is printed (a figure, not a timed assertion).
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { exceedsJsonDepth } from '../../src/app/json-depth.js';
-import { createAccount, type TestAccount } from '../support/factories.js';
-import { bootTestApp, type TestApp } from '../support/test-app.js';
+import type { TestAccount } from '../support/factories.js';
+import type { TestApp } from '../support/test-app.js';
+import { fundedAppForSuite } from '../support/suite-app.js';
 
 const MAX_DEPTH = 64;
 const TOO_DEEP = { error: { code: 'request.too_deep', message: `request body nests objects and arrays deeper than ${MAX_DEPTH} levels` } };
@@ -32,13 +33,7 @@ describe('deeply nested JSON is refused before anything walks it', () => {
   let t: TestApp;
   let account: TestAccount;
 
-  before(async () => {
-    t = await bootTestApp({ label: 'deep-json' });
-    account = await createAccount(t, { creditUsd: 5 });
-  });
-  after(async () => {
-    await t.close();
-  });
+  fundedAppForSuite({ label: 'deep-json', creditUsd: 5 }, (booted) => ({ t, account } = booted));
 
   async function post(path: string, body: string): Promise<{ status: number; body: unknown }> {
     const response = await t.request(path, { method: 'POST', key: account.key, headers: { 'content-type': 'application/json' }, body });

@@ -9,11 +9,11 @@
  * itself, before any hold.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import OpenAI from 'openai';
-import { createAccount, type TestAccount } from '../support/factories.js';
-import { bootTestApp, type TestApp } from '../support/test-app.js';
-import { openaiFor, textHolds } from '../text/text-helpers.js';
+import type { TestAccount } from '../support/factories.js';
+import type { TestApp } from '../support/test-app.js';
+import { openaiSuite, textHolds } from '../text/text-helpers.js';
 
 /** JSON text nested `levels` objects deep (built as text: JSON.stringify itself would overflow). */
 const nestedJson = (levels: number) => `${'{"a":'.repeat(levels)}{}${'}'.repeat(levels)}`;
@@ -23,14 +23,7 @@ describe('reliability: a deeply nested text request body', () => {
   let account: TestAccount;
   let client: OpenAI;
 
-  before(async () => {
-    t = await bootTestApp({ label: 'deeply-nested-body' });
-    account = await createAccount(t, { creditUsd: 5 });
-    client = openaiFor(t, account.key);
-  });
-  after(async () => {
-    await t.close();
-  });
+  openaiSuite({ label: 'deeply-nested-body', creditUsd: 5 }, (booted) => ({ t, account, client } = booted));
 
   it('is a 400 text.invalid_field before any hold on both operations, not a 500', async () => {
     const deep = nestedJson(20_000);

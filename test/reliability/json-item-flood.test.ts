@@ -9,10 +9,11 @@
  */
 import assert from 'node:assert/strict';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { jsonShapeProblem } from '../../src/app/json-depth.js';
-import { createAccount, type TestAccount } from '../support/factories.js';
-import { bootTestApp, type TestApp } from '../support/test-app.js';
+import type { TestAccount } from '../support/factories.js';
+import type { TestApp } from '../support/test-app.js';
+import { fundedAppForSuite } from '../support/suite-app.js';
 
 const MAX_ITEMS = 100_000;
 const chat = (extra: string): string => `{"model":"vendor-3.8-flash","messages":[{"role":"user","content":"Hello"}]${extra}}`;
@@ -23,13 +24,7 @@ describe('a JSON body of millions of tiny values is refused before JSON.parse', 
   let t: TestApp;
   let account: TestAccount;
 
-  before(async () => {
-    t = await bootTestApp({ label: 'json-items' });
-    account = await createAccount(t, { creditUsd: 5 });
-  });
-  after(async () => {
-    await t.close();
-  });
+  fundedAppForSuite({ label: 'json-items', creditUsd: 5 }, (booted) => ({ t, account } = booted));
 
   async function post(body: string): Promise<{ status: number; body: { error?: { code: string; message: string } } }> {
     const response = await t.request('/api/svc/v1/chat/completions', { method: 'POST', key: account.key, headers: { 'content-type': 'application/json' }, body });

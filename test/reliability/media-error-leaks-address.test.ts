@@ -10,11 +10,12 @@
  * `openai` SDK on both text operations.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import OpenAI from 'openai';
-import { createAccount, type TestAccount } from '../support/factories.js';
-import { bootTestApp, type TestApp } from '../support/test-app.js';
+import type { TestAccount } from '../support/factories.js';
+import type { TestApp } from '../support/test-app.js';
 import { openaiFor, textHolds, walletRow } from '../text/text-helpers.js';
+import { fundedAppForSuite } from '../support/suite-app.js';
 
 /** What a refusal message must not contain: the address, its family or range, resolver output. */
 const RESOLUTION_DETAIL = /127\.0\.0\.1|::1|loopback|range|getaddrinfo|ENOTFOUND/i;
@@ -24,13 +25,9 @@ describe('reliability: media fetch errors do not reveal what a host name resolve
   let account: TestAccount;
   let client: OpenAI;
 
-  before(async () => {
-    t = await bootTestApp({ label: 'media-error-leaks-address', env: { OUTBOUND_ALLOW_PRIVATE: 'false' } });
-    account = await createAccount(t, { creditUsd: 5 });
+  fundedAppForSuite({ label: 'media-error-leaks-address', env: { OUTBOUND_ALLOW_PRIVATE: 'false' }, creditUsd: 5 }, (booted) => {
+    ({ t, account } = booted);
     client = openaiFor(t, account.key);
-  });
-  after(async () => {
-    await t.close();
   });
 
   async function refusal(request: Promise<unknown>): Promise<InstanceType<typeof OpenAI.APIError>> {

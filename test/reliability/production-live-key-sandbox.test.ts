@@ -12,13 +12,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { QueueName } from '../../src/queue/queue-names.js';
 import { Queues } from '../../src/queue/queues.js';
 import { FakeGeminiServer } from '../fakes/gemini-text-server.js';
 import { createAccount, type TestAccount } from '../support/factories.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
-import { openaiFor, textHolds } from '../text/text-helpers.js';
+import { fakeGeminiSuite, openaiFor, textHolds } from '../text/text-helpers.js';
 import { createTask, wallet } from '../video/support/video-helpers.js';
+import { VIDEO_QUEUE } from '../../src/modules/video/video-jobs.js';
 
 /** What production requires at boot besides NODE_ENV (src/config/environment.ts, src/main.ts). */
 const PRODUCTION_ENV = {
@@ -37,7 +37,7 @@ const TEXT_CALLS = [
 ].flatMap((call) => [false, true].map((stream) => ({ ...call, stream, label: `${call.path} stream=${stream}` })));
 
 async function videoJobCount(t: TestApp): Promise<number> {
-  const counts = await t.app.get(Queues).get(QueueName.Video).getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'completed', 'failed');
+  const counts = await t.app.get(Queues).get(VIDEO_QUEUE).getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'completed', 'failed');
   return Object.values(counts).reduce((sum, n) => sum + n, 0);
 }
 
@@ -116,16 +116,8 @@ describe('production with GEMINI_API_KEY: live keys are served by the live adapt
   let t: TestApp;
   let live: TestAccount;
 
-  before(async () => {
-    fake = await new FakeGeminiServer().start();
-    // API role only: the video task is created and routed here; no worker submits it to the text fake.
-    t = await bootTestApp({ label: 'prodkey', env: { ...PRODUCTION_ENV, APP_ROLE: 'api', GEMINI_API_KEY: 'fake-gemini-key', GEMINI_BASE_URL: fake.url } });
-    live = await createAccount(t, { creditUsd: 10 });
-  });
-  after(async () => {
-    await t.close();
-    await fake.stop();
-  });
+  // API role only: the video task is created and routed here; no worker submits it to the text fake.
+  fakeGeminiSuite({ label: 'prodkey', creditUsd: 10, env: { ...PRODUCTION_ENV, APP_ROLE: 'api' } }, (booted) => ({ t, account: live, fake } = booted));
 
   it('answers 200 through the fake Gemini upstream, sync and streaming', async () => {
     const client = openaiFor(t, live.key);

@@ -17,8 +17,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { microsToUsd, usdToMicros } from '../../libs/common/index.js';
 import { videoListCost } from '../support/list-prices.js';
-import { videoJobId } from '../../src/modules/video/video.constants.js';
-import { QueueName } from '../../src/queue/queue-names.js';
+import { VIDEO_QUEUE, videoJobId } from '../../src/modules/video/video-jobs.js';
+import { MAINTENANCE_QUEUE } from '../../src/queue/queue-names.js';
 import { Queues } from '../../src/queue/queues.js';
 import { eventually } from '../support/eventually.js';
 import { createAccount, type TestAccount } from '../support/factories.js';
@@ -54,9 +54,9 @@ describe('Redis loses the queue keys with video tasks in flight: recovery withou
     await redisProxy.cut();
   });
 
-  const schedulerIds = async () => (await queues.get(QueueName.Maintenance).getJobSchedulers()).map((s) => s.key).sort();
+  const schedulerIds = async () => (await queues.get(MAINTENANCE_QUEUE).getJobSchedulers()).map((s) => s.key).sort();
   const jobsPresent = async (ids: string[]) =>
-    Promise.all(ids.map(async (id) => (await queues.getJob(QueueName.Video, videoJobId(id))) !== undefined));
+    Promise.all(ids.map(async (id) => (await queues.getJob(VIDEO_QUEUE, videoJobId(id))) !== undefined));
 
   /** Creates the tasks and waits until each is generating, its job waiting in the delayed set. */
   async function tasksInFlight(account: TestAccount, label: string): Promise<string[]> {
@@ -86,7 +86,7 @@ describe('Redis loses the queue keys with video tasks in flight: recovery withou
     console.log(`[redis-flush-recovery] ${what}: schedulers and ${ids.length} task jobs back after ${Date.now() - since} ms (reconcile interval ${RECONCILE_INTERVAL_MS} ms)`);
     // The maintenance worker resumed too: a periodic job finishes after the loss.
     await eventually(
-      async () => (await queues.get(QueueName.Maintenance).getJobs(['completed'])).some((job) => (job.finishedOn ?? 0) > since),
+      async () => (await queues.get(MAINTENANCE_QUEUE).getJobs(['completed'])).some((job) => (job.finishedOn ?? 0) > since),
       Boolean,
       'a periodic job completing after the loss',
       RECOVERY_CAP_MS,

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type OpenAI from 'openai';
 import { createAccount, type TestAccount } from '../support/factories.js';
-import { bootTestApp, type TestApp } from '../support/test-app.js';
-import { openaiFor, textHolds } from './text-helpers.js';
+import type { TestApp } from '../support/test-app.js';
+import { openaiFor, openaiSuite, textHolds } from './text-helpers.js';
 
 const user = [{ role: 'user', content: 'hi' }];
 const tool = { type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } };
@@ -51,14 +51,7 @@ describe('text rejections: 4xx {error:{code,message}} before any hold', () => {
   let account: TestAccount;
   let client: OpenAI;
 
-  before(async () => {
-    t = await bootTestApp({ label: 'text-rejections' });
-    account = await createAccount(t, { creditUsd: 5 });
-    client = openaiFor(t, account.key);
-  });
-  after(async () => {
-    await t.close();
-  });
+  openaiSuite({ label: 'text-rejections', creditUsd: 5 }, (booted) => ({ t, account, client } = booted));
 
   for (const [name, operation, body, status, code] of CASES) {
     it(`refuses ${name} with ${status} ${code}`, async () => {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type OpenAI from 'openai';
-import { createAccount, type TestAccount } from '../support/factories.js';
-import { bootTestApp, type TestApp } from '../support/test-app.js';
-import { MODELS, openaiFor, textHolds } from './text-helpers.js';
+import type { TestAccount } from '../support/factories.js';
+import type { TestApp } from '../support/test-app.js';
+import { MODELS, openaiSuite, textHolds } from './text-helpers.js';
 
 const weather = {
   type: 'function' as const,
@@ -18,14 +18,7 @@ describe('POST /api/svc/v1/responses (sandbox, official openai SDK)', () => {
   let account: TestAccount;
   let client: OpenAI;
 
-  before(async () => {
-    t = await bootTestApp({ label: 'text-responses' });
-    account = await createAccount(t, { creditUsd: 25 });
-    client = openaiFor(t, account.key);
-  });
-  after(async () => {
-    await t.close();
-  });
+  openaiSuite({ label: 'text-responses', creditUsd: 25 }, (booted) => ({ t, account, client } = booted));
 
   for (const model of MODELS) {
     it(`answers synchronously on ${model}`, async () => {

@@ -1,4 +1,7 @@
 import OpenAI from 'openai';
+import { after, before } from 'node:test';
+import { FakeGeminiServer } from '../fakes/gemini-text-server.js';
+import { type FundedApp, type FundedAppOptions, fundedAppForSuite } from '../support/suite-app.js';
 import type { TestApp } from '../support/test-app.js';
 
 export const MODELS = ['vendor-3.8-flash', 'vendor-3.7-flash', 'vendor-3.5-flash-lite'] as const;
@@ -6,6 +9,26 @@ export const MODELS = ['vendor-3.8-flash', 'vendor-3.7-flash', 'vendor-3.5-flash
 /** The official SDK pointed at the booted app, as a client would do it (no retries: tests see every status). */
 export function openaiFor(t: TestApp, key: string): OpenAI {
   return new OpenAI({ apiKey: key, baseURL: `${t.baseUrl}/api/svc/v1`, maxRetries: 0 });
+}
+
+/** `fundedAppForSuite` for the text suites: the app, a funded account and an SDK client for its key. */
+export function openaiSuite(options: FundedAppOptions, ready: (booted: FundedApp & { client: OpenAI }) => void): void {
+  fundedAppForSuite(options, (booted) => ready({ ...booted, client: openaiFor(booted.t, booted.account.key) }));
+}
+
+/** `fundedAppForSuite` with the live text adapter credentialled against a FakeGeminiServer started first. */
+export function fakeGeminiSuite(options: FundedAppOptions, ready: (booted: FundedApp & { fake: FakeGeminiServer }) => void): void {
+  const fake = new FakeGeminiServer();
+  before(async () => {
+    await fake.start();
+  });
+  fundedAppForSuite(
+    () => ({ ...options, env: { ...options.env, GEMINI_API_KEY: 'fake-gemini-key', GEMINI_BASE_URL: fake.url } }),
+    (booted) => ready({ ...booted, fake }),
+  );
+  after(async () => {
+    await fake.stop();
+  });
 }
 
 export interface HoldRow {

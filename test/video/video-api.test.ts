@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { GeminiVideoAdapter } from '../../libs/providers/index.js';
 import { createAccount, issueKey, type TestAccount } from '../support/factories.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
 import { createTask, TASKS, wallet } from './support/video-helpers.js';
+import { fundedAppForSuite } from '../support/suite-app.js';
 
 const BASE = 'vendor-omni-flash-preview';
 const V11 = 'vendor-omni-1.1-flash-preview';
@@ -71,13 +72,7 @@ describe('video tasks API: validation, money, ownership', () => {
   let t: TestApp;
   let account: TestAccount;
 
-  before(async () => {
-    t = await bootTestApp({ label: 'videoapi' });
-    account = await createAccount(t, { creditUsd: 10 });
-  });
-  after(async () => {
-    await t.close();
-  });
+  fundedAppForSuite({ label: 'videoapi', creditUsd: 10 }, (booted) => ({ t, account } = booted));
 
   for (const [name, body, status, code, field] of REFUSALS) {
     it(`refuses ${name}: ${status} ${code} naming ${field}, wallet unchanged`, async () => {

@@ -5,8 +5,9 @@ import { mp4DurationSeconds, sniffImage } from '../../libs/providers/index.js';
 import { VideoMediaValidator } from '../../src/modules/video/video-media.validator.js';
 import { SandboxVideoProvider } from '../../libs/providers/index.js';
 import { eventually } from '../support/eventually.js';
-import { createAccount, type TestAccount } from '../support/factories.js';
-import { bootTestApp, type TestApp } from '../support/test-app.js';
+import type { TestAccount } from '../support/factories.js';
+import { fundedAppForSuite } from '../support/suite-app.js';
+import type { TestApp } from '../support/test-app.js';
 import { MediaFixtureServer } from './support/media-fixtures.js';
 import { createTask, download, getTask, holdOf, wallet, waitForTerminal } from './support/video-helpers.js';
 
@@ -21,11 +22,9 @@ describe('video tasks on the sandbox: processing', () => {
   before(async () => {
     media = new MediaFixtureServer();
     await media.start();
-    t = await bootTestApp({ label: 'videoproc' });
-    account = await createAccount(t, { creditUsd: 100 });
   });
+  fundedAppForSuite({ label: 'videoproc', creditUsd: 100 }, (booted) => ({ t, account } = booted));
   after(async () => {
-    await t.close();
     await media.stop();
   });
 

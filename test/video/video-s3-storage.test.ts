@@ -3,7 +3,8 @@ import { readFileSync, statSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { looksLikeMp4 } from '../../libs/providers/index.js';
 import { MediaService } from '../../src/modules/media/media.service.js';
-import { createAccount, type TestAccount } from '../support/factories.js';
+import type { TestAccount } from '../support/factories.js';
+import { fundedAppForSuite } from '../support/suite-app.js';
 import { startS3Server, type TestS3Server } from '../support/s3-server.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
 import { createTask, download, waitForTerminal } from './support/video-helpers.js';
@@ -20,11 +21,9 @@ describe('video tasks with media on S3', () => {
 
   before(async () => {
     s3 = await startS3Server();
-    t = await bootTestApp({ label: 'videos3', env: { ...s3.env, MEDIA_S3_KEY_PREFIX: 'svc/' } });
-    account = await createAccount(t, { creditUsd: 10 });
   });
+  fundedAppForSuite(() => ({ label: 'videos3', creditUsd: 10, env: { ...s3.env, MEDIA_S3_KEY_PREFIX: 'svc/' } }), (booted) => ({ t, account } = booted));
   after(async () => {
-    await t.close();
     await s3.close();
   });
 

@@ -5,12 +5,12 @@ import { SandboxVideoProvider, VideoDownloadError } from '../../libs/providers/i
 import { WalletService } from '../../src/modules/billing/wallet.service.js';
 import { MediaService } from '../../src/modules/media/media.service.js';
 import { MAX_STORING_MS, VideoTaskRunner } from '../../src/modules/video/video-task.runner.js';
-import { JobName, QueueName } from '../../src/queue/queue-names.js';
 import { Queues } from '../../src/queue/queues.js';
 import { WorkReconciler } from '../../src/queue/work-reconciler.js';
 import { createAccount, type TestAccount } from '../support/factories.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
 import { createTask, download, getTask, holdOf, wallet } from './support/video-helpers.js';
+import { VIDEO_PROCESS_JOB, VIDEO_QUEUE } from '../../src/modules/video/video-jobs.js';
 
 /**
  * The `storing` phase after a crash, driven step by step on an API-only app (no worker of its
@@ -188,13 +188,13 @@ describe('video tasks: resuming the storing phase', () => {
     const created = await createTask(t, account, { model: 'vendor-omni-flash-preview', prompt: 'requeue me', controls: { duration: 3 } });
     const id = created.body.id as string;
     const queues = t.app.get(Queues);
-    const job = await queues.getJob(QueueName.Video, `video:${id}`);
+    const job = await queues.getJob(VIDEO_QUEUE, `video:${id}`);
     assert.ok(job, 'creation enqueued a job');
-    assert.equal(job.name, JobName.VideoProcess);
+    assert.equal(job.name, VIDEO_PROCESS_JOB);
     await job.remove();
     const report = await t.app.get(WorkReconciler).reconcile();
     assert.ok(report.enqueued >= 1);
-    const again = await queues.getJob(QueueName.Video, `video:${id}`);
+    const again = await queues.getJob(VIDEO_QUEUE, `video:${id}`);
     assert.ok(again, 'the reconciler enqueued it again');
     assert.equal(again.opts.attempts, 8);
     assert.deepEqual(again.opts.backoff, { type: 'exponential', delay: 2000 });

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ErrorDomainsModule } from '../../app/error-domains.module.js';
 import { BillingModule } from '../billing/billing.module.js';
 import { IdentityModule } from '../identity/identity.module.js';
 import { AdminTaskListService } from './admin-task-list.service.js';
@@ -9,7 +10,7 @@ import { AdminTaskDirectory } from './task-directory.js';
 
 /** The admin API, the demo seed, and the task directory each task domain registers its tasks in (import this module to register). */
 @Module({
-  imports: [IdentityModule, BillingModule],
+  imports: [IdentityModule, BillingModule, ErrorDomainsModule.forFeature({ domain: 'admin', pathPrefixes: ['/admin/'] })],
   controllers: [AdminController],
   providers: [DemoSeeder, AdminTaskDirectory, AdminService, AdminTaskListService],
   exports: [DemoSeeder, AdminTaskDirectory, AdminService],

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Clock, DomainError, microsToUsd, newId } from '../../../libs/common/index.js';
 import { type AudioProvider, NoLiveAdapterError, ProviderRegistry, type SpeechInput } from '../../../libs/providers/index.js';
 import { AppConfig } from '../../config/app-config.js';
-import { JobName, QueueName } from '../../queue/queue-names.js';
+import { AUDIO_PROCESS_JOB, AUDIO_QUEUE } from './audio-jobs.js';
 import { Queues } from '../../queue/queues.js';
 import { PriceCatalogue } from '../billing/index.js';
 import { WalletService } from '../billing/wallet.service.js';
@@ -165,7 +165,7 @@ export class AudioGenerationService {
 
   private async enqueue(id: string): Promise<void> {
     try {
-      await this.queues.add(QueueName.Audio, JobName.AudioProcess, { taskId: id }, audioJobId(id), AUDIO_JOB_OPTIONS);
+      await this.queues.add(AUDIO_QUEUE, AUDIO_PROCESS_JOB, { taskId: id }, audioJobId(id), AUDIO_JOB_OPTIONS);
     } catch (error) {
       // The row and its hold are committed: the reconciler enqueues it once Redis answers again.
       this.logger.error(`enqueue of ${id} failed; the reconciler will retry: ${String(error)}`);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DomainError, qualifyErrorCode } from '../../../libs/common/index.js';
+import { DomainError, ErrorDomains } from '../../../libs/common/index.js';
 import { StrictValidationPipe } from '../../app/validation.pipe.js';
 import { parseIdempotencyKey } from './audio-idempotency.js';
 import { canonicalRequest, characterCount, validateAudioRequest } from './audio-rules.js';
@@ -60,13 +60,16 @@ const REFUSALS: Array<[string, unknown, string, string]> = [
   ['dialogue not an array', dialogue({ dialogue: { text: 'a', voiceId: V } }), 'audio.invalid_field', 'dialogue'],
 ];
 
+const audioRoutes = new ErrorDomains();
+audioRoutes.register('audio', ['/v1/audio/']);
+
 describe('audio generation request rules', () => {
   for (const [name, body, code, field] of REFUSALS) {
     it(`refuses ${name}: 400 ${code} naming ${field}`, async () => {
       await assert.rejects(validate(body), (error: unknown) => {
         assert.ok(error instanceof DomainError, String(error));
         assert.equal(error.status, 400);
-        assert.equal(qualifyErrorCode(error.code, '/v1/audio/generations'), code, error.message);
+        assert.equal(audioRoutes.qualify(error.code, '/v1/audio/generations'), code, error.message);
         assert.ok(error.message.startsWith(field), `"${error.message}" should name ${field}`);
         return true;
       });

@@ -1,6 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { microsToUsd } from '../../../libs/common/index.js';
-import { JobName, QueueName } from '../../queue/queue-names.js';
+import { AUDIO_PROCESS_JOB, AUDIO_QUEUE } from './audio-jobs.js';
 import { WorkReconciler } from '../../queue/work-reconciler.js';
 import { AdminTaskDirectory } from '../admin/index.js';
 import { AUDIO_JOB_OPTIONS, audioJobId } from './audio.constants.js';
@@ -26,8 +26,8 @@ export class AudioWorkSources implements OnModuleInit {
       name: 'audio',
       findPending: async () =>
         (await this.tasks.pendingIds()).map((taskId) => ({
-          queue: QueueName.Audio,
-          jobName: JobName.AudioProcess,
+          queue: AUDIO_QUEUE,
+          jobName: AUDIO_PROCESS_JOB,
           jobId: audioJobId(taskId),
           data: { taskId },
           options: AUDIO_JOB_OPTIONS,

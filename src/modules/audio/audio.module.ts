@@ -1,10 +1,13 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { ErrorDomainsModule } from '../../app/error-domains.module.js';
+import { QueueModule } from '../../queue/queue.module.js';
 import { AdminModule } from '../admin/index.js';
 import { BillingModule } from '../billing/billing.module.js';
 import { IdentityModule } from '../identity/identity.module.js';
 import { ProvidersModule } from '../providers/providers.module.js';
 import { AudioAdaptersModule } from './audio-adapters.module.js';
+import { AUDIO_QUEUE } from './audio-jobs.js';
 import { AudioController, AudioListingController } from './audio.controller.js';
 import { AudioProcessor } from './audio.processor.js';
 import { AudioGenerationService } from './audio-generation.service.js';
@@ -28,6 +31,10 @@ import { NoWebhookEndpoints, WEBHOOK_ENDPOINT_DIRECTORY_OVERRIDE, WebhookEndpoin
 @Module({
   imports: [
     TypeOrmModule.forFeature([AudioTaskEntity, AudioIdempotencyEntity]),
+    QueueModule.forFeature({ queues: [AUDIO_QUEUE] }),
+    // Realtime sessions (their own module, later) share the audio path: the longest prefix wins.
+    ErrorDomainsModule.forFeature({ domain: 'audio', pathPrefixes: ['/v1/audio/', '/api/svc/v1/audio/'] }),
+    ErrorDomainsModule.forFeature({ domain: 'realtime', pathPrefixes: ['/v1/audio/realtime'] }),
     BillingModule,
     IdentityModule,
     ProvidersModule,

@@ -1,6 +1,7 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { DelayedError, type Job } from 'bullmq';
-import { type JobOf, JobName, QueueName } from '../../queue/queue-names.js';
+import type { JobOf } from '../../queue/queue-names.js';
+import { AUDIO_PROCESS_JOB, AUDIO_QUEUE } from './audio-jobs.js';
 import { AudioTaskRunner } from './audio-task.runner.js';
 
 /**
@@ -8,14 +9,14 @@ import { AudioTaskRunner } from './audio-task.runner.js';
  * answer is being reconciled, or a retryable refusal waits out its backoff — moves itself to the
  * delayed set, keeping its id, so the reconciler always finds it. Started only in worker roles.
  */
-@Processor(QueueName.Audio, { concurrency: 8, lockDuration: 30_000, stalledInterval: 15_000, maxStalledCount: 5 })
+@Processor(AUDIO_QUEUE, { concurrency: 8, lockDuration: 30_000, stalledInterval: 15_000, maxStalledCount: 5 })
 export class AudioProcessor extends WorkerHost {
   constructor(private readonly runner: AudioTaskRunner) {
     super();
   }
 
-  async process(job: Job<JobOf<JobName.AudioProcess>>, token?: string): Promise<void> {
-    if (job.name !== JobName.AudioProcess) return;
+  async process(job: Job<JobOf<typeof AUDIO_PROCESS_JOB>>, token?: string): Promise<void> {
+    if (job.name !== AUDIO_PROCESS_JOB) return;
     const result = await this.runner.run(job.data.taskId);
     if (result.kind === 'wait') {
       await job.moveToDelayed(Date.now() + result.ms, token);

@@ -1,6 +1,7 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { microsToUsd } from '../../../libs/common/index.js';
+import { ErrorDomainsModule } from '../../app/error-domains.module.js';
 import { PeriodicTasks } from '../../queue/periodic-tasks.js';
 import { Metrics } from '../../observability/metrics.service.js';
 import { HoldEntity } from './hold.entity.js';
@@ -16,7 +17,10 @@ import { WalletService } from './wallet.service.js';
 const JOURNAL_REPLAY_INTERVAL_MS = 5_000;
 
 @Module({
-  imports: [TypeOrmModule.forFeature([WalletEntity, HoldEntity, LedgerEntryEntity])],
+  imports: [
+    TypeOrmModule.forFeature([WalletEntity, HoldEntity, LedgerEntryEntity]),
+    ErrorDomainsModule.forFeature({ domain: 'wallet', pathPrefixes: ['/api/svc/v1/wallet'] }),
+  ],
   controllers: [WalletController],
   providers: [
     WalletRepository,

@@ -1,5 +1,6 @@
 import { type DynamicModule, type FactoryProvider, Global, Module, type OnModuleInit, type Provider, type Type, type ValueProvider } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { ErrorDomainsModule } from '../../app/error-domains.module.js';
 import { AppConfig } from '../../config/app-config.js';
 import { PeriodicTasks } from '../../queue/periodic-tasks.js';
 import { LocalDiskMediaStorage } from './local-disk-media-storage.js';
@@ -51,7 +52,7 @@ function storageProvider(storage: MediaModuleOptions['storage']): Provider {
  */
 @Global()
 @Module({
-  imports: [TypeOrmModule.forFeature([MediaObjectEntity])],
+  imports: [TypeOrmModule.forFeature([MediaObjectEntity]), ErrorDomainsModule.forFeature({ domain: 'media', pathPrefixes: ['/media/'] })],
   controllers: [MediaController],
   providers: [
     { provide: MediaLinkSigner, useFactory: (config: AppConfig) => new MediaLinkSigner(config.env.MEDIA_SIGNING_KEY), inject: [AppConfig] },

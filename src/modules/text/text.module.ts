@@ -1,5 +1,6 @@
 import { Module, type OnModuleDestroy } from '@nestjs/common';
 import { GeminiTextAdapter, SandboxTextProvider } from '../../../libs/providers/index.js';
+import { ErrorDomainsModule } from '../../app/error-domains.module.js';
 import { AppConfig } from '../../config/app-config.js';
 import { BillingModule } from '../billing/billing.module.js';
 import { ProvidersModule } from '../providers/providers.module.js';
@@ -11,7 +12,11 @@ import { TextHttpTransport } from './text-http.transport.js';
 
 /** Text generation: the Chat-Completions-style and Responses-style operations, and the model list. */
 @Module({
-  imports: [BillingModule, ProvidersModule],
+  imports: [
+    BillingModule,
+    ProvidersModule,
+    ErrorDomainsModule.forFeature({ domain: 'text', pathPrefixes: ['/api/svc/v1/chat/', '/api/svc/v1/responses', '/api/svc/v1/models'] }),
+  ],
   controllers: [TextController],
   providers: [
     TextGenerationUseCase,

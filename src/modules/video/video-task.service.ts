@@ -7,10 +7,10 @@ import { WalletService } from '../billing/wallet.service.js';
 import type { AuthenticatedKey } from '../identity/index.js';
 import { MediaNotFoundError } from '../media/index.js';
 import { MediaService } from '../media/media.service.js';
-import { JobName, QueueName } from '../../queue/queue-names.js';
 import { Queues } from '../../queue/queues.js';
 import type { CreateVideoTaskDto, ListVideoTasksQueryDto } from './dto/create-video-task.dto.js';
-import { HOLD_SUBJECT, VIDEO_JOB_OPTIONS, VIDEO_LINK_TTL_SECONDS, videoJobId } from './video.constants.js';
+import { HOLD_SUBJECT, VIDEO_LINK_TTL_SECONDS } from './video.constants.js';
+import { VIDEO_JOB_OPTIONS, VIDEO_PROCESS_JOB, VIDEO_QUEUE, videoJobId } from './video-jobs.js';
 import { VideoErrorCode, videoTaskNotFound } from './video-errors.js';
 import { resolveVideoRequest } from './video-rules.js';
 import { VideoTaskEntity } from './video-task.entity.js';
@@ -84,7 +84,7 @@ export class VideoTaskService {
       return row;
     });
     try {
-      await this.queues.add(QueueName.Video, JobName.VideoProcess, { taskId: id }, videoJobId(id), VIDEO_JOB_OPTIONS);
+      await this.queues.add(VIDEO_QUEUE, VIDEO_PROCESS_JOB, { taskId: id }, videoJobId(id), VIDEO_JOB_OPTIONS);
     } catch (error) {
       // The row and its hold are committed: the reconciler enqueues it once Redis answers again.
       this.logger.error(`enqueue of ${id} failed; the reconciler will retry: ${String(error)}`);

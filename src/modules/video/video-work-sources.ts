@@ -1,10 +1,9 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { microsToUsd } from '../../../libs/common/index.js';
-import { JobName, QueueName } from '../../queue/queue-names.js';
 import { WorkReconciler } from '../../queue/work-reconciler.js';
 import { AdminTaskDirectory } from '../admin/index.js';
 import { VideoTaskRepository } from './video-task.repository.js';
-import { VIDEO_JOB_OPTIONS, videoJobId } from './video.constants.js';
+import { VIDEO_JOB_OPTIONS, VIDEO_PROCESS_JOB, VIDEO_QUEUE, videoJobId } from './video-jobs.js';
 
 /**
  * What video registers with the platform so its tasks are never lost and are visible to
@@ -24,8 +23,8 @@ export class VideoWorkSources implements OnModuleInit {
       name: 'video',
       findPending: async () =>
         (await this.tasks.pendingIds()).map((taskId) => ({
-          queue: QueueName.Video,
-          jobName: JobName.VideoProcess,
+          queue: VIDEO_QUEUE,
+          jobName: VIDEO_PROCESS_JOB,
           jobId: videoJobId(taskId),
           data: { taskId },
           options: VIDEO_JOB_OPTIONS,

@@ -1,7 +1,9 @@
 import { Logger, Module, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { bundledFfmpegPath, GeminiVideoAdapter, SandboxVideoProvider } from '../../../libs/providers/index.js';
+import { ErrorDomainsModule } from '../../app/error-domains.module.js';
 import { AppConfig } from '../../config/app-config.js';
+import { QueueModule } from '../../queue/queue.module.js';
 import { AdminModule } from '../admin/index.js';
 import { BillingModule } from '../billing/billing.module.js';
 import { IdentityModule } from '../identity/identity.module.js';
@@ -16,10 +18,19 @@ import { VideoTaskRunner } from './video-task.runner.js';
 import { VideoTaskService } from './video-task.service.js';
 import { VideoRetention } from './video-retention.js';
 import { VideoWorkSources } from './video-work-sources.js';
+import { VIDEO_QUEUE } from './video-jobs.js';
 
 /** Omni video tasks: creation, retrieval, the worker, both adapters, retention, admin prefixes. */
 @Module({
-  imports: [TypeOrmModule.forFeature([VideoTaskEntity, VideoGcsPrefixEntity]), BillingModule, IdentityModule, ProvidersModule, AdminModule],
+  imports: [
+    TypeOrmModule.forFeature([VideoTaskEntity, VideoGcsPrefixEntity]),
+    QueueModule.forFeature({ queues: [VIDEO_QUEUE] }),
+    ErrorDomainsModule.forFeature({ domain: 'video', pathPrefixes: ['/v1/contents/', '/contents/'] }),
+    BillingModule,
+    IdentityModule,
+    ProvidersModule,
+    AdminModule,
+  ],
   controllers: [VideoController, UnprefixedVideoController, GcsPrefixController],
   providers: [
     VideoTaskRepository,

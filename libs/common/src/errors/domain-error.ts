@@ -4,7 +4,7 @@
  * Codes may be written in full (`video.invalid_field`) by a domain, or relative
  * (`invalid_field`) by shared code such as the API-key guard, the validation pipe and the
  * wallet. A relative code is qualified with the domain of the route that answered
- * (see error-domain.ts), so the 401 of an audio route reads `audio.unauthorized`.
+ * (ErrorDomains, error-domain.ts), so the 401 of an audio route reads `audio.unauthorized`.
  */
 export class DomainError extends Error {
   constructor(

@@ -247,16 +247,19 @@ export class ResponsesAssembler {
     return [this.event('response.created', { response: snapshot }), this.event('response.in_progress', { response: snapshot })];
   }
 
-  private openMessage(events: ResponsesEvent[]): MessageItem {
-    const item: MessageItem = { kind: 'message', id: `msg_${hex(16)}`, text: '', parts: [] };
+  /** Appends `item` as the open one and announces it (`response.output_item.added` with `resource`); its output index. */
+  private openItem(events: ResponsesEvent[], item: OutputItem, resource: Record<string, unknown>): number {
     const outputIndex = this.items.length;
     this.items.push(item);
     this.open = item;
+    events.push(this.event('response.output_item.added', { output_index: outputIndex, item: resource }));
+    return outputIndex;
+  }
+
+  private openMessage(events: ResponsesEvent[]): MessageItem {
+    const item: MessageItem = { kind: 'message', id: `msg_${hex(16)}`, text: '', parts: [] };
+    const outputIndex = this.openItem(events, item, { id: item.id, type: 'message', status: 'in_progress', role: 'assistant', content: [] });
     events.push(
-      this.event('response.output_item.added', {
-        output_index: outputIndex,
-        item: { id: item.id, type: 'message', status: 'in_progress', role: 'assistant', content: [] },
-      }),
       this.event('response.content_part.added', {
         item_id: item.id,
         output_index: outputIndex,
@@ -296,14 +299,15 @@ export class ResponsesAssembler {
           arguments: JSON.stringify(part.functionCall.args ?? {}),
           parts: [part],
         };
-        const outputIndex = this.items.length;
-        this.items.push(item);
-        this.open = item;
+        const outputIndex = this.openItem(events, item, {
+          id: item.id,
+          type: 'function_call',
+          status: 'in_progress',
+          call_id: item.callId,
+          name: item.name,
+          arguments: '',
+        });
         events.push(
-          this.event('response.output_item.added', {
-            output_index: outputIndex,
-            item: { id: item.id, type: 'function_call', status: 'in_progress', call_id: item.callId, name: item.name, arguments: '' },
-          }),
           this.event('response.function_call_arguments.delta', { item_id: item.id, output_index: outputIndex, delta: item.arguments }),
           this.event('response.function_call_arguments.done', { item_id: item.id, output_index: outputIndex, arguments: item.arguments, name: item.name }),
         );

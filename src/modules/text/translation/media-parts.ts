@@ -186,9 +186,23 @@ function imagePart(part: Json, path: string): GeminiPart {
   return result;
 }
 
+/** The media part types of both operations (Chat's and Responses' names) and their readers. */
+const MEDIA_PART_READERS: Record<string, (part: Json, path: string) => GeminiPart> = {
+  image_url: imagePart,
+  input_image: imagePart,
+  input_video: videoPart,
+  video_url: videoPart,
+  input_audio: audioPart,
+  audio_url: audioPart,
+  file: filePart,
+  input_file: filePart,
+};
+
 /** One content part of either operation → a Gemini part. */
 export function contentPart(part: unknown, path: string): GeminiPart {
   if (!isObject(part)) throw invalid(path, 'must be an object');
+  const readMedia = typeof part.type === 'string' && Object.hasOwn(MEDIA_PART_READERS, part.type) ? MEDIA_PART_READERS[part.type] : undefined;
+  if (readMedia) return readMedia(part, path);
   switch (part.type) {
     case 'text':
     case 'input_text':
@@ -198,18 +212,6 @@ export function contentPart(part: unknown, path: string): GeminiPart {
     case 'refusal':
       if (typeof part.refusal !== 'string') throw invalid(`${path}.refusal`, 'must be a string');
       return { text: part.refusal };
-    case 'image_url':
-    case 'input_image':
-      return imagePart(part, path);
-    case 'input_video':
-    case 'video_url':
-      return videoPart(part, path);
-    case 'input_audio':
-    case 'audio_url':
-      return audioPart(part, path);
-    case 'file':
-    case 'input_file':
-      return filePart(part, path);
     default:
       throw invalid(`${path}.type`, `unsupported content part type ${JSON.stringify(part.type)}`);
   }
