@@ -13,3 +13,5 @@ export * from './src/audio/sandbox-audio.provider.js';
 export * from './src/audio/sandbox-voice-catalogue.js';
 export * from './src/audio/sandbox-voices.js';
 export * from './src/audio/sandbox-speech.js';
+export * from './src/audio/voice-catalogue.error.js';
+export * from './src/audio/elevenlabs-audio.adapter.js';

@@ -1,8 +1,6 @@
 import { Logger, Module, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { GeminiVideoAdapter, SandboxVideoProvider } from '../../../libs/providers/index.js';
+import { bundledFfmpegPath, GeminiVideoAdapter, SandboxVideoProvider } from '../../../libs/providers/index.js';
 import { AppConfig } from '../../config/app-config.js';
 import { AdminModule } from '../admin/index.js';
 import { BillingModule } from '../billing/billing.module.js';
@@ -19,16 +17,6 @@ import { VideoTaskService } from './video-task.service.js';
 import { VideoRetention } from './video-retention.js';
 import { VideoWorkSources } from './video-work-sources.js';
 
-/** The ffmpeg binary shipped inside @ffmpeg-installer (null when the package is missing). */
-function bundledFfmpeg(): string | null {
-  try {
-    const path = (createRequire(import.meta.url)('@ffmpeg-installer/ffmpeg') as { path: string }).path;
-    return existsSync(path) ? path : null;
-  } catch {
-    return null;
-  }
-}
-
 /** Omni video tasks: creation, retrieval, the worker, both adapters, retention, admin prefixes. */
 @Module({
   imports: [TypeOrmModule.forFeature([VideoTaskEntity, VideoGcsPrefixEntity]), BillingModule, IdentityModule, ProvidersModule, AdminModule],
@@ -41,7 +29,7 @@ function bundledFfmpeg(): string | null {
     VideoProcessor,
     VideoRetention,
     VideoWorkSources,
-    { provide: SandboxVideoProvider, useFactory: () => new SandboxVideoProvider({ ffmpegPath: bundledFfmpeg() }) },
+    { provide: SandboxVideoProvider, useFactory: () => new SandboxVideoProvider({ ffmpegPath: bundledFfmpegPath() }) },
     {
       provide: GeminiVideoAdapter,
       inject: [AppConfig],
