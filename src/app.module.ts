@@ -4,7 +4,7 @@ import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { AdminModule } from './modules/admin/admin.module.js';
-import { AudioModule, AudioVoicesModule } from './modules/audio/index.js';
+import { AudioModule } from './modules/audio/index.js';
 import { BillingModule } from './modules/billing/billing.module.js';
 import { HealthModule } from './modules/health/health.module.js';
 import { MetricsModule } from './observability/metrics.module.js';
@@ -42,7 +42,6 @@ export class AppModule {
         HealthModule,
         VideoModule,
         TextModule,
-        AudioVoicesModule,
         AudioModule,
         ...(options.imports ?? []),
       ],

@@ -2,8 +2,13 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import 'reflect-metadata';
 import {
+  ADAPTER_REGISTRATION,
+  type AdapterRegistration,
   ElevenLabsAudioAdapter,
+  NoLiveAdapterError,
+  ProviderRegistry,
   type ElevenLabsAudioOptions,
   type SpeechJobSpec,
   SpeechStreamError,
@@ -66,6 +71,20 @@ describe('elevenlabs audio adapter against the fake upstream', () => {
     assert.deepEqual([...adapter.models], ['voice_v3', 'voice_v4', 'voice_v4_turbo']);
     assert.equal(adapter.credentialled(), true);
     assert.equal(build({ apiKey: '' }).credentialled(), false);
+  });
+
+  it('registers under the audio capability: the registry routes live keys to it only while it has a key', () => {
+    const registration = Reflect.getMetadata(ADAPTER_REGISTRATION, ElevenLabsAudioAdapter) as AdapterRegistration;
+    assert.deepEqual(registration, { capability: 'audio' });
+    const registry = new ProviderRegistry(new Map(), { sandboxForLiveKeys: false });
+    registry.register(adapter, registration);
+    for (const model of adapter.models) {
+      assert.equal(registry.route({ capability: 'audio', model, environment: 'live' }), 'elevenlabs');
+      assert.equal(registry.route({ capability: 'audio', model, environment: 'test' }), 'sandbox');
+    }
+    const keyless = new ProviderRegistry(new Map(), { sandboxForLiveKeys: false });
+    keyless.register(build({ apiKey: '' }), registration);
+    assert.throws(() => keyless.route({ capability: 'audio', model: 'voice_v4', environment: 'live' }), NoLiveAdapterError);
   });
 
   describe('synthesize', () => {

@@ -230,6 +230,15 @@ describe('GET /v1/audio/voice-library', () => {
     });
   }
 
+  it('documents the voice routes and the library parameters in /docs/json', async () => {
+    const doc = (await (await t.request('/docs/json')).json()) as { paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string }> }>> };
+    assert.ok(doc.paths['/v1/audio/voices']?.get);
+    assert.ok(doc.paths['/v1/audio/voices/import']?.post);
+    assert.ok(doc.paths['/v1/audio/voices/{voiceIdOrAlias}']?.delete);
+    const query = (doc.paths['/v1/audio/voice-library']?.get?.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
+    assert.deepEqual(query.sort(), ['age', 'gender', 'language', 'page', 'search', 'voiceId']);
+  });
+
   it('answers 401 audio.unauthorized without a key', async () => {
     await assertError(await t.request('/v1/audio/voice-library'), 401, 'audio.unauthorized');
   });

@@ -113,7 +113,7 @@ describe('saved voices: import, list, remove', () => {
     assert.deepEqual(await savedVoiceRows(t, account), []);
     await assertError(await remove(account, 'first'), 404, 'audio.voice_not_found');
     await assertError(await remove(account, a!.id), 404, 'audio.voice_not_found');
-    await assertError(await remove(account, 'x'.repeat(200)), 404, 'audio.voice_not_found');
+    await assertError(await remove(account, 'x'.repeat(65)), 404, 'audio.voice_not_found');
     // The alias is free again.
     assert.equal((await imported(account, { voiceId: b!.id, alias: 'first' })).alias, 'first');
   });
@@ -158,6 +158,31 @@ describe('saved voices: import, list, remove', () => {
     assert.equal((await imported(account, { voiceId: saved.id, alias: 'still-here' })).alias, 'still-here');
     assert.equal((await savedVoiceRows(t, account)).length, 500);
     assert.equal((await list(account)).length, 500);
+  });
+
+  it('parallel imports of one alias onto different voices: exactly one wins, the others are 409 audio.alias_conflict', async () => {
+    const account = await fresh();
+    const voices = usableVoices().slice(30, 36);
+    const answers = await Promise.all(voices.map((voice) => importVoice(account, { voiceId: voice.id, alias: 'contested' })));
+    const statuses = answers.map((answer) => answer.status).sort();
+    assert.deepEqual(statuses, [200, 409, 409, 409, 409, 409]);
+    for (const answer of answers.filter((a) => a.status === 409)) await assertError(answer, 409, 'audio.alias_conflict');
+    const rows = await savedVoiceRows(t, account);
+    assert.equal(rows.length, 1);
+    assert.equal(rows[0]!.alias, 'contested');
+  });
+
+  it('parallel imports at the edge of the limit never pass it', async () => {
+    const account = await fresh();
+    await t.db.query(
+      `INSERT INTO saved_voice (id, api_key_id, voice_id, alias, adapter, voice, created_at, updated_at)
+       SELECT gen_random_uuid(), $1, 'Filler' || lpad(n::text, 14, '0'), NULL, 'sandbox', $2::jsonb, now(), now() FROM generate_series(1, 498) AS n`,
+      [account.keyId, JSON.stringify(usableVoices()[0])],
+    );
+    const answers = await Promise.all(usableVoices().slice(40, 45).map((voice) => importVoice(account, { voiceId: voice.id })));
+    assert.deepEqual(answers.map((answer) => answer.status).sort(), [200, 200, 409, 409, 409]);
+    for (const answer of answers.filter((a) => a.status === 409)) await assertError(answer, 409, 'audio.saved_voices_limit');
+    assert.equal((await savedVoiceRows(t, account)).length, 500);
   });
 
   /** [name, body, status, code] */

@@ -286,10 +286,15 @@ export class FakeElevenLabsServer {
     json(response, 200, { voices, has_more: (page + 1) * pageSize < matches.length, total_count: matches.length, last_sort_id: null });
   }
 
+  /** `/v2/voices`: `voice_ids` (repeatable) filter, pages of `page_size` (default 10) by `next_page_token`. */
   private ownVoices(url: URL, response: ServerResponse): void {
     const ids = url.searchParams.getAll('voice_ids');
-    const voices = this.account.filter((v) => ids.length === 0 || ids.includes(v.voice_id));
-    json(response, 200, { voices, has_more: false, total_count: voices.length, next_page_token: null });
+    const matches = this.account.filter((v) => ids.length === 0 || ids.includes(v.voice_id));
+    const pageSize = Math.min(Number(url.searchParams.get('page_size') ?? 10), 100);
+    const start = Number(url.searchParams.get('next_page_token') ?? 0);
+    const voices = matches.slice(start, start + pageSize);
+    const more = start + pageSize < matches.length;
+    json(response, 200, { voices, has_more: more, total_count: matches.length, next_page_token: more ? String(start + pageSize) : null });
   }
 
   private once(key: string): boolean {

@@ -213,6 +213,7 @@ export class ElevenLabsAudioAdapter implements AudioProvider {
       }
     } catch (error) {
       if (error instanceof SpeechStreamError) throw error;
+      this.circuit.failure();
       throw new SpeechStreamError(`the speech stream broke (${classifyTransportError(error).code})`, billed);
     } finally {
       if (!body.destroyed) body.destroy();

@@ -30,6 +30,8 @@ export const MAX_SANDBOX_AUDIO_CHARACTERS = 10_000;
 const ENCODE_GRACE_MS = 30_000;
 /** Tasks whose submissions are counted (tests assert "never sent again"); the oldest are forgotten. */
 const MAX_COUNTED_TASKS = 10_000;
+/** The upstream's dialogue limit (upstreams.md §2.4). */
+const MAX_DIALOGUE_VOICES = 10;
 /** What a preview says: 33 characters, 2.2 s. */
 const PREVIEW_TEXT = 'Hello there, this is how I sound.';
 
@@ -99,7 +101,7 @@ export class SandboxAudioProvider implements AudioProvider {
   }
 
   /** Everything the sandbox was sent and did not refuse, it generated: regenerate the same bytes. */
-  async recover(spec: SpeechJobSpec): Promise<RecoverOutcome> {
+  async recover(spec: SpeechJobSpec, _submittedAt?: Date): Promise<RecoverOutcome> {
     if (this.refusal(spec, this.directives(spec))) return { kind: 'unknown' };
     const plan = planSpeech(spec.inputs);
     try {
@@ -139,6 +141,7 @@ export class SandboxAudioProvider implements AudioProvider {
     if (directives.fail) return 'the upstream failed to generate the audio (sandbox:fail)';
     if (spec.inputs.length === 0 || (spec.mode === 'text_to_speech' && spec.inputs.length !== 1)) return 'sandbox: text_to_speech takes exactly one input';
     if (spec.mode === 'text_to_dialogue' && spec.model === 'voice_v4_turbo') return 'sandbox: voice_v4_turbo does not speak dialogue';
+    if (new Set(spec.inputs.map((input) => input.voiceId)).size > MAX_DIALOGUE_VOICES) return `sandbox: a dialogue takes at most ${MAX_DIALOGUE_VOICES} distinct voices`;
     for (const input of spec.inputs) {
       const voice = findSandboxVoice(input.voiceId);
       if (!voice || !isUsableVoice(voice)) return `sandbox: voice_not_found (${input.voiceId})`;

@@ -11,6 +11,7 @@
  *
  * Pure arithmetic, no randomness: the same lines give the same bytes.
  */
+import { endianness } from 'node:os';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { stripSandboxDirectives } from '../sandbox/directives.js';
 import type { SpeechInput } from './audio-provider.js';
@@ -29,12 +30,14 @@ export const BLOCK_SAMPLES = PCM_SAMPLE_RATE / 4;
 const SYLLABLE_CHARACTERS = 3;
 const PEAK = 0.35 * 32_767;
 /** Harmonic weights of the voiced sound (fundamental first); their sum normalises the peak. */
-const HARMONICS = [1, 0.3, 0.12];
+const HARMONICS = [1, 0.3, 0.12] as const;
 const HARMONIC_SUM = HARMONICS.reduce((sum, weight) => sum + weight, 0);
 /** Intonation: ±4 % of the pitch, one rise and fall every 1.25 s. */
 const INTONATION_DEPTH = 0.04;
-const INTONATION_HZ = 0.8;
+const INTONATION_RADIANS = 2 * Math.PI * 0.8;
 const VOICED = /[\p{L}\p{N}]/u;
+/** Typed arrays use the machine's byte order; PCM is little-endian whatever the machine. */
+const LITTLE_ENDIAN = endianness() === 'LE';
 
 export interface SpokenLine {
   /** The characters spoken (directives stripped), as code points. */
@@ -109,7 +112,6 @@ function words(characters: string[]): Pick<SpokenLine, 'wordStart' | 'syllableLe
 
 /** One sample of a line, `index` samples after its start. */
 function lineSample(line: SpokenLine, index: number): number {
-  if (line.characters.length === 0) return 0;
   const position = (index * line.characters.length) / line.samples;
   const character = Math.floor(position);
   const syllable = line.syllableLength[character]!;
@@ -117,19 +119,26 @@ function lineSample(line: SpokenLine, index: number): number {
   const inSyllable = ((position - line.wordStart[character]!) / syllable) % 1;
   const envelope = Math.sqrt(Math.sin(Math.PI * inSyllable));
   const t = index / PCM_SAMPLE_RATE;
-  const phase = 2 * Math.PI * line.pitchHz * (t + (INTONATION_DEPTH * (1 - Math.cos(2 * Math.PI * INTONATION_HZ * t))) / (2 * Math.PI * INTONATION_HZ));
-  let wave = 0;
-  for (let h = 0; h < HARMONICS.length; h++) wave += HARMONICS[h]! * Math.sin((h + 1) * phase);
+  const phase = 2 * Math.PI * line.pitchHz * (t + (INTONATION_DEPTH * (1 - Math.cos(INTONATION_RADIANS * t))) / INTONATION_RADIANS);
+  // The harmonics from the fundamental alone: sin 2φ = 2 sin φ cos φ, sin 3φ = 3 sin φ − 4 sin³ φ.
+  const sin = Math.sin(phase);
+  const wave = HARMONICS[0] * sin + HARMONICS[1] * 2 * sin * Math.cos(phase) + HARMONICS[2] * (3 * sin - 4 * sin * sin * sin);
   return Math.round((PEAK * envelope * wave) / HARMONIC_SUM);
 }
 
 /** Samples [start, start + count) of the whole audio as 16-bit little-endian PCM. */
 function renderBlock(plan: SpeechPlan, start: number, count: number): Buffer {
   const block = Buffer.alloc(count * 2);
+  const values = LITTLE_ENDIAN ? new Int16Array(block.buffer, block.byteOffset, count) : null;
   for (const line of plan.lines) {
+    if (line.characters.length === 0) continue;
     const from = Math.max(start, line.start);
     const to = Math.min(start + count, line.start + line.samples);
-    for (let sample = from; sample < to; sample++) block.writeInt16LE(lineSample(line, sample - line.start), (sample - start) * 2);
+    for (let sample = from; sample < to; sample++) {
+      const value = lineSample(line, sample - line.start);
+      if (values) values[sample - start] = value;
+      else block.writeInt16LE(value, (sample - start) * 2);
+    }
   }
   return block;
 }

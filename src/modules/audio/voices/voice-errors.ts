@@ -1,4 +1,4 @@
-import { DomainError } from '../../../../libs/common/index.js';
+import { CommonErrorCode, DomainError } from '../../../../libs/common/index.js';
 
 /** Every error code the voice routes and the resolver raise (the spec's dotted strings). */
 export enum VoiceErrorCode {
@@ -12,7 +12,6 @@ export enum VoiceErrorCode {
   SavedVoicesLimit = 'audio.saved_voices_limit',
   /** No saved voice of this key by that id or alias (another key's counts as none). */
   VoiceNotFound = 'audio.voice_not_found',
-  Unavailable = 'audio.unavailable',
 }
 
 export const invalidQuery = (why: string): DomainError => new DomainError(400, VoiceErrorCode.InvalidQuery, why);
@@ -22,4 +21,8 @@ export const voiceUnsupported = (voiceId: string, why: string): DomainError =>
 
 export const savedVoiceNotFound = (): DomainError => new DomainError(404, VoiceErrorCode.VoiceNotFound, 'saved voice not found');
 
-export const voicesUnavailable = (why: string): DomainError => new DomainError(503, VoiceErrorCode.Unavailable, why);
+/**
+ * Relative code: the resolver also serves realtime, so the route's domain prefixes it
+ * (`audio.unavailable` on audio routes, `realtime.unavailable` on realtime ones).
+ */
+export const voicesUnavailable = (why: string): DomainError => new DomainError(503, CommonErrorCode.Unavailable, why);
