@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { SandboxAudioProvider } from '../../libs/providers/index.js';
 import { createAccount, type TestAccount } from '../support/factories.js';
 import { bootTestApp, TEST_ADMIN_TOKEN, TEST_REDIS_URL, type TestApp } from '../support/test-app.js';
-import { anyModelVoice, holdLedger, SPEECH_PATH, speechListCost, storedAudio, taskRow, terminal, waitForTaskStatus } from './support/speech-stream-helpers.js';
+import { anyModelVoice, holdLedger, readChunks, SPEECH_PATH, speechListCost, storedAudio, taskRow, terminal, waitForTaskStatus } from './support/speech-stream-helpers.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const LEASE_MS = '2000';
@@ -21,13 +21,14 @@ describe('streaming speech: the API process killed mid-stream', () => {
   let worker: TestApp;
   let account: TestAccount;
   let child: ChildProcess | undefined;
+  const children: ChildProcess[] = [];
 
   before(async () => {
     worker = await bootTestApp({ label: 'speechkill', env: { APP_ROLE: 'worker', AUDIO_STREAM_LEASE_MS: LEASE_MS } });
     account = await createAccount(worker, { creditUsd: 20, environment: 'test' });
   });
   after(async () => {
-    if (child && child.exitCode === null) child.kill('SIGKILL');
+    for (const started of children) if (started.exitCode === null) started.kill('SIGKILL');
     await worker.close();
   });
 
@@ -48,12 +49,35 @@ describe('streaming speech: the API process killed mid-stream', () => {
       AUDIO_STREAM_LEASE_MS: LEASE_MS,
     };
     child = fork(join(here, 'support', 'speech-api-child.js'), [], { env: { ...process.env, SVC_CHILD_ENV: JSON.stringify(env) }, stdio: 'inherit' });
+    children.push(child);
     await new Promise<void>((resolve, reject) => {
       child!.once('message', () => resolve());
       child!.once('exit', (code) => reject(new Error(`API child exited early (${code})`)));
     });
     return `http://127.0.0.1:${port}`;
   }
+
+  it('a stream that outlives its lease keeps it (heartbeat): the watchdog leaves it alone', async () => {
+    const baseUrl = await startApiChild();
+    const prompt = 'still here';
+    // The first chunk comes after 5 s: past the first lease (2 s) and the watchdog's first run (3 s).
+    const answer = await fetch(`${baseUrl}${SPEECH_PATH}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${account.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'voice_v4', prompt: `${prompt}[sandbox:delay=5000]`, controls: { voiceId: anyModelVoice(), outputFormat: 'pcm_24000' } }),
+    });
+    assert.equal(answer.status, 200);
+    const id = answer.headers.get('x-svc-task-id')!;
+    const received = await readChunks(answer);
+    const task = await waitForTaskStatus(worker, id, terminal, 'the long stream ending');
+    assert.equal(task.status, 'succeeded');
+    assert.deepEqual(await storedAudio(worker, account, id), Buffer.concat(received));
+    assert.equal((await holdLedger(worker, id)).entries.capture, 1);
+    // A takeover clears the lease (and a lease taken over is never extended again): a lease far past
+    // the first one means the heartbeat kept it and the watchdog found it alive.
+    const [row] = await worker.db.query<{ extended_by: number | null }>(`SELECT extract(epoch FROM lease_expires_at - created_at) * 1000 AS extended_by FROM audio_task WHERE id = $1`, [id]);
+    assert.ok(row!.extended_by !== null && Number(row!.extended_by) > 5000, `lease ends ${row!.extended_by} ms after creation`);
+  });
 
   it('a worker takes the task over after the lease: one audio file, one charge, the upstream asked once', async () => {
     const baseUrl = await startApiChild();
