@@ -182,6 +182,14 @@ export class EnvironmentVariables {
   AUDIO_MAX_PENDING_PER_KEY = 20;
 
   /**
+   * Streaming speech: how long the streaming API process vouches for its task; it extends the
+   * lease every third of it. A task still streaming past its lease is taken over by a worker
+   * (reconciled, never streamed again).
+   */
+  @Transform(toInt) @IsInt() @Min(1000)
+  AUDIO_STREAM_LEASE_MS = 30_000;
+
+  /**
    * `model:adapter` pairs (comma or space separated) naming the adapter that serves a model; a
    * model not listed is served live when an adapter serving it has credentials, else by the
    * sandbox. Checked against the registered adapters at boot (ProviderRegistry.validateRoutes).

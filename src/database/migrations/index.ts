@@ -7,6 +7,7 @@ import { SetBasedResolutions1763800000500 } from './1763800000500-set-based-reso
 import { ChargeWithinHold1763800000600 } from './1763800000600-charge-within-hold.js';
 import { Audio1763800000700 } from './1763800000700-audio.js';
 import { SavedVoices1763800000800 } from './1763800000800-saved-voices.js';
+import { AudioSpeechStream1763800000850 } from './1763800000850-audio-speech-stream.js';
 
 /** Every migration, in order. A new one is appended here (explicit: no glob loading in ESM). */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   ChargeWithinHold1763800000600,
   Audio1763800000700,
   SavedVoices1763800000800,
+  AudioSpeechStream1763800000850,
 ];

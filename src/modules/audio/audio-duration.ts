@@ -14,4 +14,9 @@ export function audioSeconds(format: AudioOutputFormat, bytes: number): number {
   return Math.round((bytes / BYTES_PER_SECOND[format]) * 1000) / 1000;
 }
 
+/** Bytes of `seconds` of audio in the format (MP3: the CBR rate; tags and padding are within a frame or two). */
+export function audioBytesFor(format: AudioOutputFormat, seconds: number): number {
+  return Math.ceil(BYTES_PER_SECOND[format] * seconds);
+}
+
 export const AUDIO_FILE_EXTENSIONS: Record<AudioOutputFormat, string> = { mp3_44100_128: 'mp3', pcm_24000: 'pcm' };

@@ -17,6 +17,14 @@ export enum AudioErrorCode {
   TooManyPending = 'audio.too_many_pending',
   InsufficientBalance = 'audio.insufficient_balance',
   Unavailable = 'audio.unavailable',
+  /** Streaming speech: the upstream refused the request for good before any audio (the task failed, nothing charged). */
+  GenerationRejected = 'audio.generation_rejected',
+  /** Streaming speech: the upstream's answer was lost; the task is being reconciled (poll it, or repeat with the same key). */
+  ReconciliationRequired = 'audio.reconciliation_required',
+  /** Streaming speech replay: the request under this key ended failed; a new request needs a new key. */
+  GenerationFailed = 'audio.generation_failed',
+  /** Streaming speech replay: the audio of the request under this key is no longer stored. */
+  ReplayExpired = 'audio.replay_expired',
   NotFound = 'audio.not_found',
 }
 

@@ -27,6 +27,12 @@ export interface CreateAudioOptions {
   idempotencyKey?: string;
   /** False for a caller that runs the task itself (streaming speech); the reconciler still owns it if that caller dies. */
   enqueue?: boolean;
+  /**
+   * Streaming speech: the task is created already `processing`/`streaming` under a lease of this
+   * many ms (the caller calls the upstream itself and extends the lease), and its job is enqueued
+   * delayed past the lease: a watchdog that reconciles the task if the caller dies mid-stream.
+   */
+  streamLeaseMs?: number;
 }
 
 export interface AudioCreation {
@@ -97,7 +103,7 @@ export class AudioGenerationService {
         { workspaceId: key.workspaceId, environment: key.environment, apiKeyId: key.id, amountMicros: accepted.amountMicros, subjectType: AUDIO_HOLD_SUBJECT, subjectId: id },
         tx,
       );
-      const row = newTaskRow({ id, key, accepted, endpoint: options.endpoint, holdId, now });
+      const row = newTaskRow({ id, key, accepted, endpoint: options.endpoint, holdId, now, streamLeaseMs: options.streamLeaseMs });
       await this.tasks.insert(tx, row);
       if (scope) {
         await this.idempotency.insert(tx, Object.assign(new AudioIdempotencyEntity(), { ...scope, requestHash: hash, taskId: id, createdAt: now }));
@@ -105,7 +111,8 @@ export class AudioGenerationService {
       return { row };
     });
     if ('decided' in outcome) return this.replay(key, outcome.decided!, hash);
-    if (options.enqueue !== false) await this.enqueue(id);
+    if (options.streamLeaseMs !== undefined) await this.enqueue(id, options.streamLeaseMs + STREAM_WATCHDOG_MARGIN_MS);
+    else if (options.enqueue !== false) await this.enqueue(id);
     return { task: await this.presenter.toResource(outcome.row), replayed: false };
   }
 
@@ -163,9 +170,9 @@ export class AudioGenerationService {
     return { task: await this.presenter.toResource(task), replayed: true };
   }
 
-  private async enqueue(id: string): Promise<void> {
+  private async enqueue(id: string, delayMs = 0): Promise<void> {
     try {
-      await this.queues.add(AUDIO_QUEUE, AUDIO_PROCESS_JOB, { taskId: id }, audioJobId(id), AUDIO_JOB_OPTIONS);
+      await this.queues.add(AUDIO_QUEUE, AUDIO_PROCESS_JOB, { taskId: id }, audioJobId(id), { ...AUDIO_JOB_OPTIONS, ...(delayMs > 0 ? { delay: delayMs } : {}) });
     } catch (error) {
       // The row and its hold are committed: the reconciler enqueues it once Redis answers again.
       this.logger.error(`enqueue of ${id} failed; the reconciler will retry: ${String(error)}`);
@@ -185,11 +192,15 @@ export class AudioGenerationService {
   }
 }
 
+/** The watchdog runs this long after the first lease would expire, so a live stream has renewed it by then. */
+const STREAM_WATCHDOG_MARGIN_MS = 1000;
+
 const requestInProgress = (): DomainError =>
   new DomainError(409, AudioErrorCode.RequestInProgress, 'a request with this Idempotency-Key is still being decided; repeat it shortly', { 'retry-after': '1' });
 
-function newTaskRow(input: { id: string; key: AuthenticatedKey; accepted: Accepted; endpoint: AudioEndpoint; holdId: string; now: Date }): AudioTaskEntity {
+function newTaskRow(input: { id: string; key: AuthenticatedKey; accepted: Accepted; endpoint: AudioEndpoint; holdId: string; now: Date; streamLeaseMs?: number }): AudioTaskEntity {
   const { request } = input.accepted;
+  const streaming = input.streamLeaseMs !== undefined;
   return Object.assign(new AudioTaskEntity(), {
     id: input.id,
     apiKeyId: input.key.id,
@@ -206,10 +217,11 @@ function newTaskRow(input: { id: string; key: AuthenticatedKey; accepted: Accept
       ...(request.applyTextNormalization !== undefined ? { applyTextNormalization: request.applyTextNormalization } : {}),
     },
     adapter: input.accepted.adapter,
-    status: 'queued',
-    phase: null,
-    attempts: 0,
-    submittedAt: null,
+    status: streaming ? 'processing' : 'queued',
+    phase: streaming ? 'streaming' : null,
+    attempts: streaming ? 1 : 0,
+    submittedAt: streaming ? input.now : null,
+    leaseExpiresAt: streaming ? new Date(input.now.getTime() + input.streamLeaseMs!) : null,
     mediaKey: null,
     contentType: null,
     mediaBytes: null,

@@ -10,9 +10,11 @@ export type AudioTaskStatus = 'queued' | 'processing' | 'succeeded' | 'failed' |
  * Where an unfinished task is inside the worker. Only `reconciliationRequired` is shown to clients
  * (spec: keep polling, do not resubmit). `synthesizing`: the upstream call was sent by the run that
  * set it; a run that finds it there lost that answer. `storing`: the audio is in hand (stream).
- * `failing`: the reason is recorded, the hold is being resolved.
+ * `failing`: the reason is recorded, the hold is being resolved. `streaming`: an API process is
+ * reading the upstream's stream (streaming speech) under `leaseExpiresAt`; found there past the
+ * lease, that process died and the task is reconciled, never streamed or synthesized again.
  */
-export type AudioTaskPhase = 'synthesizing' | 'reconciliationRequired' | 'storing' | 'failing';
+export type AudioTaskPhase = 'synthesizing' | 'streaming' | 'reconciliationRequired' | 'storing' | 'failing';
 
 export const AUDIO_TERMINAL_STATUSES: readonly AudioTaskStatus[] = ['succeeded', 'failed', 'cancelled'];
 export const AUDIO_PENDING_STATUSES = ['queued', 'processing'] as const satisfies readonly AudioTaskStatus[];
@@ -69,6 +71,10 @@ export class AudioTaskEntity {
 
   @Column('timestamptz', { name: 'submitted_at', nullable: true })
   submittedAt!: Date | null;
+
+  /** While `streaming`: until when the streaming process vouches for the task (it extends this as it goes). */
+  @Column('timestamptz', { name: 'lease_expires_at', nullable: true })
+  leaseExpiresAt!: Date | null;
 
   @Column('text', { name: 'media_key', nullable: true })
   mediaKey!: string | null;

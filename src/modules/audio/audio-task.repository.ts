@@ -16,6 +16,8 @@ export interface AudioTaskListFilter {
 export interface AudioTransitionGuard {
   status?: AudioTaskStatus[];
   phase?: Array<AudioTaskPhase | null>;
+  /** Only when the task's lease ended at or before this time (a streaming task whose process is gone). */
+  leaseExpiredBy?: Date;
 }
 
 /**
@@ -103,6 +105,7 @@ export class AudioTaskRepository {
       const parts = [named.length ? 'phase IN (:...phases)' : null, guard.phase.includes(null) ? 'phase IS NULL' : null].filter(Boolean);
       qb.andWhere(`(${parts.join(' OR ')})`, { phases: named });
     }
+    if (guard.leaseExpiredBy) qb.andWhere('lease_expires_at <= :leaseExpiredBy', { leaseExpiredBy: guard.leaseExpiredBy });
     const result = await qb.execute();
     return (result.affected ?? 0) > 0;
   }

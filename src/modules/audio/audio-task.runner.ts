@@ -33,7 +33,10 @@ export const speechSpecOf = (task: AudioTaskEntity): SpeechJobSpec => ({
 });
 
 /** Phases from which a task may finish with audio in hand. */
-const FINISHABLE: AudioTaskPhase[] = ['synthesizing', 'reconciliationRequired', 'storing'];
+const FINISHABLE: AudioTaskPhase[] = ['synthesizing', 'streaming', 'reconciliationRequired', 'storing'];
+
+/** A run that finds a live stream comes back this long after its lease would end. */
+const LEASE_CHECK_MARGIN_MS = 500;
 
 /**
  * The worker's state machine for one audio task (DESIGN §6). Every step reads the row, does one
@@ -76,6 +79,28 @@ export class AudioTaskRunner {
   claim(taskId: string): Promise<boolean> {
     const now = this.clock.now();
     return this.tasks.transition(taskId, { status: ['queued', 'processing'], phase: [null] }, { status: 'processing', phase: 'synthesizing', attempts: () => 'attempts + 1', submittedAt: now, updatedAt: now });
+  }
+
+  /** The streaming process vouches for its task until `until` (CAS on `streaming`): false once a worker took it over. */
+  extendLease(taskId: string, until: Date): Promise<boolean> {
+    return this.tasks.transition(taskId, { status: ['processing'], phase: ['streaming'] }, { leaseExpiresAt: until, updatedAt: this.clock.now() });
+  }
+
+  /** The stream's answer was lost (uncertain, or given up on): the worker reconciles, never streams again. */
+  streamLost(taskId: string, reason: string): Promise<boolean> {
+    this.logger.warn(`task ${taskId}: stream lost (${reason}); reconciling`);
+    return this.tasks.transition(taskId, { status: ['processing'], phase: ['streaming'] }, { phase: 'reconciliationRequired', leaseExpiresAt: null, updatedAt: this.clock.now() });
+  }
+
+  /**
+   * The stream was refused or broke: the task fails, keeping what the upstream billed (released
+   * otherwise). False when the task was no longer streaming (a worker took it over meanwhile).
+   */
+  async failStream(taskId: string, reason: string, billableCharacters?: number): Promise<boolean> {
+    const task = await this.tasks.findById(taskId);
+    if (!task || task.phase !== 'streaming') return false;
+    await this.fail(task, ['streaming'], reason, billableCharacters);
+    return true;
   }
 
   /**
@@ -126,6 +151,8 @@ export class AudioTaskRunner {
         this.logger.warn(`task ${task.id}: found mid-synthesis; reconciling`);
         await this.tasks.transition(task.id, { status: ['processing'], phase: ['synthesizing'] }, { phase: 'reconciliationRequired', updatedAt: this.clock.now() });
         return { kind: 'wait', ms: provider.reconcileDelayMs };
+      case 'streaming':
+        return this.watchStream(task, provider);
       case 'reconciliationRequired':
         return this.reconcile(task, provider);
       case 'storing':
@@ -134,6 +161,23 @@ export class AudioTaskRunner {
       case 'failing':
         return this.finishFailure(task);
     }
+  }
+
+  /**
+   * A streaming task is never streamed nor synthesized by a worker. While its process keeps the
+   * lease, come back after it; past the lease that process is gone with the stream's answer.
+   */
+  private async watchStream(task: AudioTaskEntity, provider: AudioProvider): Promise<Step> {
+    const now = this.clock.now();
+    const leftMs = (task.leaseExpiresAt?.getTime() ?? 0) - now.getTime();
+    if (leftMs > 0) return { kind: 'wait', ms: leftMs + LEASE_CHECK_MARGIN_MS };
+    this.logger.warn(`task ${task.id}: its streaming process stopped renewing the lease; reconciling`);
+    const won = await this.tasks.transition(
+      task.id,
+      { status: ['processing'], phase: ['streaming'], leaseExpiredBy: now },
+      { phase: 'reconciliationRequired', leaseExpiresAt: null, updatedAt: now },
+    );
+    return won ? { kind: 'wait', ms: provider.reconcileDelayMs } : { kind: 'continue' };
   }
 
   private async synthesize(task: AudioTaskEntity, provider: AudioProvider): Promise<Step> {

@@ -25,3 +25,11 @@ export const AUDIO_JOB_OPTIONS = { attempts: 8, backoff: { type: 'exponential', 
 
 /** Where an idempotency key applies: creation and streaming speech are separate scopes (spec). */
 export type AudioEndpoint = 'generations' | 'speech';
+
+/**
+ * Streaming speech bounds the audio it buffers (for storage) by the longest speech a 2,000-character
+ * text can make: a quarter second a character is slower than any voice speaks, even with pauses.
+ */
+export const AUDIO_STREAM_MAX_SECONDS = AUDIO_MAX_TEXT_CHARACTERS / 4;
+/** A stream still running after this long is given up (the upstream's own stall timeouts come first). */
+export const AUDIO_STREAM_MAX_MS = 15 * 60_000;

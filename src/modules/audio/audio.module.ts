@@ -12,6 +12,9 @@ import { AudioController, AudioListingController } from './audio.controller.js';
 import { AudioProcessor } from './audio.processor.js';
 import { AudioGenerationService } from './audio-generation.service.js';
 import { AudioIdempotencyRepository } from './audio-idempotency.repository.js';
+import { AudioSpeechController } from './audio-speech.controller.js';
+import { AudioSpeechService } from './audio-speech.service.js';
+import { AudioSpeechReplay } from './audio-speech-replay.js';
 import { AudioRetention } from './audio-retention.js';
 import { AudioIdempotencyEntity, AudioTaskEntity } from './audio-task.entity.js';
 import { AudioTaskEvents } from './audio-task-events.js';
@@ -42,7 +45,7 @@ import { NoWebhookEndpoints, WEBHOOK_ENDPOINT_DIRECTORY_OVERRIDE, WebhookEndpoin
     AudioAdaptersModule,
     AudioVoicesModule,
   ],
-  controllers: [AudioController, AudioListingController],
+  controllers: [AudioController, AudioListingController, AudioSpeechController],
   providers: [
     AudioTaskRepository,
     AudioIdempotencyRepository,
@@ -50,6 +53,8 @@ import { NoWebhookEndpoints, WEBHOOK_ENDPOINT_DIRECTORY_OVERRIDE, WebhookEndpoin
     AudioGenerationService,
     AudioTaskService,
     AudioTaskRunner,
+    AudioSpeechService,
+    AudioSpeechReplay,
     AudioTaskEvents,
     AudioProcessor,
     AudioRetention,

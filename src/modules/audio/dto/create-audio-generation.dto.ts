@@ -98,8 +98,12 @@ export class CreateAudioGenerationDto {
   webhookEndpointId?: string;
 }
 
-/** The speech stream takes a `text_to_speech` request (DESIGN §4). */
-export class CreateSpeechDto extends CreateAudioGenerationDto {}
+/** The speech stream takes a `text_to_speech` request (DESIGN §4): `mode` may be omitted; dialogue is refused by the use case. */
+export class CreateSpeechDto extends CreateAudioGenerationDto {
+  @ApiPropertyOptional({ enum: AUDIO_MODES, default: 'text_to_speech', description: 'Absent or `text_to_speech`' })
+  @IsIn(AUDIO_MODES)
+  override mode: AudioMode = 'text_to_speech';
+}
 
 export class ListAudioGenerationsQueryDto {
   @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
