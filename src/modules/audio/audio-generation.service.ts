@@ -96,7 +96,7 @@ export class AudioGenerationService {
       }
       await this.tasks.lockCreationsOf(tx, key.id);
       const max = this.config.env.AUDIO_MAX_PENDING_PER_KEY;
-      if ((await this.tasks.countPending(tx, key.id)) >= max) {
+      if ((await this.tasks.countPending(tx, key.id, max)) >= max) {
         throw new DomainError(429, AudioErrorCode.TooManyPending, `this API key already has ${max} unfinished audio tasks; poll them and try again`, { 'retry-after': '5' });
       }
       const holdId = await this.wallet.hold(

@@ -48,10 +48,11 @@ export class AudioTaskRepository {
     await entityManagerOf(tx).query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`audio-pending|${apiKeyId}`]);
   }
 
-  async countPending(tx: TransactionHandle, apiKeyId: string): Promise<number> {
+  /** Unfinished tasks of the key, counted up to `atMost` only: the check costs the same however many there are. */
+  async countPending(tx: TransactionHandle, apiKeyId: string, atMost: number): Promise<number> {
     const rows: Array<{ n: number }> = await entityManagerOf(tx).query(
-      `SELECT count(*)::int AS n FROM audio_task WHERE api_key_id = $1 AND status = ANY($2)`,
-      [apiKeyId, AUDIO_PENDING_STATUSES],
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM audio_task WHERE api_key_id = $1 AND status = ANY($2) LIMIT $3) AS pending`,
+      [apiKeyId, AUDIO_PENDING_STATUSES, atMost],
     );
     return rows[0]?.n ?? 0;
   }
