@@ -15,3 +15,4 @@ export * from './src/audio/sandbox-voices.js';
 export * from './src/audio/sandbox-speech.js';
 export * from './src/audio/voice-catalogue.error.js';
 export * from './src/audio/elevenlabs-audio.adapter.js';
+export * from './src/image/image-provider.js';
