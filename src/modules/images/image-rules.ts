@@ -79,7 +79,12 @@ export function applyImageRules(dto: CreateImageGenerationDto): ImageRules {
     referenceSources,
     size: size as ImageSizeName,
     aspectRatio: aspectRatio as ImageAspectRatio,
-    generationConfig: vendor?.generationConfig ? { ...vendor.generationConfig } : undefined,
-    safetySettings: vendor?.safetySettings?.map((setting) => ({ ...setting })),
+    generationConfig: vendor?.generationConfig ? definedOnly(vendor.generationConfig) : undefined,
+    safetySettings: vendor?.safetySettings?.map((setting) => definedOnly(setting)),
   };
+}
+
+/** The fields the client set (class-transformer gives absent DTO fields as `undefined` keys): what is forwarded and stored. */
+function definedOnly<T extends object>(value: T): Record<string, T[keyof T] & {}> {
+  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as Record<string, T[keyof T] & {}>;
 }
