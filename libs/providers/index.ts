@@ -16,3 +16,7 @@ export * from './src/audio/sandbox-speech.js';
 export * from './src/audio/voice-catalogue.error.js';
 export * from './src/audio/elevenlabs-audio.adapter.js';
 export * from './src/image/image-provider.js';
+export * from './src/image/image-dimensions.js';
+export * from './src/image/image-models.js';
+export * from './src/image/sandbox-image.provider.js';
+export * from './src/image/gemini-image.adapter.js';

@@ -6,6 +6,7 @@
  */
 import { Pool } from 'undici';
 import { ProviderAdapterFor } from '../capabilities.js';
+import { type GoogleErrorBody, parseGoogleError, retryAfterSeconds } from './gemini-errors.js';
 import type { GeminiResponse } from './gemini-types.js';
 import { TEXT_MODEL_IDS, upstreamModelId } from './gemini-types.js';
 import { type TextCall, type TextProvider, TextUpstreamError } from './text-provider.js';
@@ -22,30 +23,8 @@ export interface GeminiTextAdapterOptions {
   connectTimeoutMs?: number;
 }
 
-interface GoogleError {
-  error?: { code?: number; message?: string; status?: string; details?: Array<Record<string, unknown>> };
-}
-
-function retryAfterSeconds(body: GoogleError, header: string | string[] | undefined): number | undefined {
-  const fromHeader = Number(Array.isArray(header) ? header[0] : header);
-  if (Number.isFinite(fromHeader) && fromHeader > 0) return fromHeader;
-  for (const detail of body.error?.details ?? []) {
-    const delay = detail.retryDelay;
-    if (typeof delay === 'string') {
-      const seconds = Number(delay.replace(/s$/, ''));
-      if (Number.isFinite(seconds)) return Math.ceil(seconds);
-    }
-  }
-  return undefined;
-}
-
 function upstreamError(status: number, text: string, retryAfter?: string | string[]): TextUpstreamError {
-  let body: GoogleError = {};
-  try {
-    body = JSON.parse(text) as GoogleError;
-  } catch {
-    // not JSON: keep the text as the message
-  }
+  const body = parseGoogleError(text);
   const message = body.error?.message ?? (text.slice(0, 500) || `upstream answered ${status}`);
   return new TextUpstreamError(status, body.error?.status ?? 'UNKNOWN', message, retryAfterSeconds(body, retryAfter));
 }
@@ -152,7 +131,7 @@ export class GeminiTextAdapter implements TextProvider {
           }
           // A bare JSON error body mid-stream (the js SDK checks raw chunks for it).
           if (buffer.trimStart().startsWith('{"error"') || buffer.trimStart().startsWith('{\n  "error"')) {
-            const parsed = tryParse(buffer.trim()) as GoogleError | null;
+            const parsed = tryParse(buffer.trim()) as GoogleErrorBody | null;
             if (parsed?.error) throw upstreamError(parsed.error.code ?? 500, buffer.trim());
           }
         }
@@ -188,7 +167,7 @@ function parseSseBlock(block: string): GeminiResponse | null {
     .map((line) => line.slice(5).replace(/^ /, ''))
     .join('\n');
   if (data.trim() === '') return null;
-  const parsed = tryParse(data) as (GeminiResponse & GoogleError) | null;
+  const parsed = tryParse(data) as (GeminiResponse & GoogleErrorBody) | null;
   if (parsed === null) throw new TextUpstreamError(502, 'UNKNOWN', 'upstream sent an SSE event that is not JSON');
   if (parsed.error) throw upstreamError(parsed.error.code ?? 500, data);
   return parsed;
