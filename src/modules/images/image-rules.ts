@@ -1,6 +1,7 @@
 import {
-  IMAGE_ASPECT_RATIOS,
+  IMAGE_MODEL_ASPECT_RATIOS,
   IMAGE_MODEL_IDS,
+  IMAGE_MODEL_SIZES,
   type ImageAspectRatio,
   type ImageModelId,
   type ImageSizeName,
@@ -8,21 +9,6 @@ import {
 import type { CreateImageGenerationDto } from './dto/create-image-generation.dto.js';
 import { ImageErrorCode, imageInvalid } from './image-errors.js';
 import { IMAGE_MAX_PROMPT_CHARACTERS } from './images.constants.js';
-
-/** The sizes each model offers (spec › Image generation). */
-export const IMAGE_SIZES_BY_MODEL: Readonly<Record<ImageModelId, readonly ImageSizeName[]>> = {
-  'vendor-3-pro-image': ['1K', '2K', '4K'],
-  'vendor-3.1-flash-image': ['512', '1K', '2K', '4K'],
-  'vendor-3.1-flash-lite-image': ['1K'],
-};
-
-/** 9:21 is offered by the pro and flash models, not by lite. */
-const RATIOS_WITHOUT_9_21 = IMAGE_ASPECT_RATIOS.filter((ratio) => ratio !== '9:21');
-export const IMAGE_RATIOS_BY_MODEL: Readonly<Record<ImageModelId, readonly ImageAspectRatio[]>> = {
-  'vendor-3-pro-image': IMAGE_ASPECT_RATIOS,
-  'vendor-3.1-flash-image': IMAGE_ASPECT_RATIOS,
-  'vendor-3.1-flash-lite-image': RATIOS_WITHOUT_9_21,
-};
 
 export const IMAGE_DEFAULT_SIZE: ImageSizeName = '1K';
 export const IMAGE_DEFAULT_ASPECT_RATIO: ImageAspectRatio = '1:1';
@@ -41,7 +27,7 @@ export interface ImageRules {
 
 const isModel = (value: string): value is ImageModelId => (IMAGE_MODEL_IDS as readonly string[]).includes(value);
 
-/** The cross-field rules the DTO cannot express; every refusal is a 400 with an `image.` code. */
+/** The cross-field rules the DTO cannot express (per-model sizes and ratios: image-models.ts, shared with the adapters); every refusal is a 400 with an `image.` code. */
 export function applyImageRules(dto: CreateImageGenerationDto): ImageRules {
   if (!isModel(dto.model)) {
     throw imageInvalid(ImageErrorCode.UnknownModel, `model: must be one of ${IMAGE_MODEL_IDS.join(', ')}`);
@@ -57,12 +43,12 @@ export function applyImageRules(dto: CreateImageGenerationDto): ImageRules {
   }
 
   const size = dto.controls?.size ?? IMAGE_DEFAULT_SIZE;
-  const sizes = IMAGE_SIZES_BY_MODEL[model];
+  const sizes = IMAGE_MODEL_SIZES[model];
   if (!(sizes as readonly string[]).includes(size)) {
     throw imageInvalid(ImageErrorCode.UnsupportedSize, `controls.size: ${model} offers ${sizes.join(', ')}`);
   }
   const aspectRatio = dto.controls?.aspectRatio ?? IMAGE_DEFAULT_ASPECT_RATIO;
-  const ratios = IMAGE_RATIOS_BY_MODEL[model];
+  const ratios = IMAGE_MODEL_ASPECT_RATIOS[model];
   if (!(ratios as readonly string[]).includes(aspectRatio)) {
     throw imageInvalid(ImageErrorCode.UnsupportedAspectRatio, `controls.aspectRatio: ${model} offers ${ratios.join(', ')}`);
   }
