@@ -148,8 +148,7 @@ export class ImageGenerationService {
     }
     // The price is per image at this size, one image per call: the charge is the hold.
     const charged = this.prices.imageCost(payer, row.model, row.request.size, 1);
-    await this.wallet.settle(row.holdId, charged);
-    await this.rows.finish(row.id, {
+    const finished = await this.rows.finish(row.id, {
       status: 'succeeded',
       mediaKey,
       contentType: mimeType,
@@ -158,6 +157,13 @@ export class ImageGenerationService {
       expiresAt,
       updatedAt: this.clock.now(),
     });
+    if (!finished) {
+      // The abandoned-request sweep ended it (and released the hold) first: no free image goes out.
+      await this.media.delete(mediaKey);
+      this.metrics.generation(row.model, 'error');
+      throw new DomainError(503, ImageErrorCode.UpstreamUnavailable, 'the generation took too long and was abandoned; retry. Nothing was charged.');
+    }
+    await this.wallet.settle(row.holdId, charged);
     this.metrics.generation(row.model, 'succeeded');
     const outputs: ImageGenerationResponse['outputs'] = { images: [link.url], expiresAt: link.expiresAt.toISOString() };
     if (outcome.text) outputs.text = outcome.text;
