@@ -67,6 +67,7 @@ async function sandbox(): Promise<void> {
 
 async function overhead(): Promise<void> {
   const fake = await new FakeGeminiImageServer().start();
+  fake.record = false;
   const t = await bootTestApp({ label: 'benchimagesgw', env: { LOG_LEVEL: 'silent', GEMINI_API_KEY: 'fake-gemini-key', GEMINI_BASE_URL: fake.url } });
   try {
     const account = await createAccount(t, { creditUsd: 100_000, environment: 'live' });
