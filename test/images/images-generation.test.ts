@@ -138,6 +138,12 @@ describe('image generation (sandbox key, real app)', () => {
     assert.ok(!JSON.stringify(row!.request).includes(fixtures.webp.toString('base64').slice(0, 40)), 'no image bytes in the row');
   });
 
+  it('takes 14 references, the most a request may carry', async () => {
+    const answer = await generate({ model: 'vendor-3.1-flash-image', prompt: 'a collage', assets: { referenceImages: Array.from({ length: 14 }, (_, i) => (i % 2 ? dataUrl(fixtures.jpeg, 'image/jpeg') : `${media.base}/ref.png`)) } });
+    const row = await generationRow(t, answer.id);
+    assert.equal((row!.request as { references: unknown[] }).references.length, 14);
+  });
+
   it('takes an HEIC reference alone, without a prompt (the sandbox draws its fallback picture)', async () => {
     const answer = await generate({ model: 'vendor-3.1-flash-lite-image', assets: { referenceImages: [dataUrl(fixtures.heic, 'image/heic')] } });
     const meta = await sharp((await fetchImage(answer.outputs.images[0]!)).bytes).metadata();

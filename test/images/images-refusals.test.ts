@@ -70,6 +70,16 @@ describe('image generation refusals (sandbox key, real app)', () => {
     });
   }
 
+  it('refuses references over 20 MiB together (each under its 7 MiB cap): 400 image.references_too_large, nothing held', async () => {
+    // Three PNG-signed blobs of 6.9 MiB: each passes its own cap, together they are 20.7 MiB.
+    const blob = Buffer.concat([png.subarray(0, 8), Buffer.alloc(Math.floor(6.9 * 1024 * 1024) - 8)]);
+    const before = await walletState(t, account.workspaceId);
+    const response = await post({ model: 'vendor-3-pro-image', prompt: 'a kite', assets: { referenceImages: [dataUrl(blob), dataUrl(blob), dataUrl(blob)] } });
+    assert.equal(response.status, 400);
+    assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'image.references_too_large');
+    assert.deepEqual(await walletState(t, account.workspaceId), before);
+  });
+
   it('answers 402 image.insufficient_balance when the wallet cannot cover the hold, and holds nothing', async () => {
     const poor = await createAccount(t, { creditUsd: 0.1, environment: 'test' });
     const before = await walletState(t, poor.workspaceId);
