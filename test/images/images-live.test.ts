@@ -84,3 +84,40 @@ describe('image generation through the live adapter (fake Gemini upstream)', () 
     return { balance: BigInt(w!.b), held: BigInt(w!.h) };
   }
 });
+
+describe('production without GEMINI_API_KEY: live keys get 503 image.unavailable, test keys the sandbox', () => {
+  let t: TestApp;
+
+  before(async () => {
+    t = await bootTestApp({
+      label: 'images-prod',
+      env: {
+        NODE_ENV: 'production',
+        PUBLIC_BASE_URL: 'https://svc.example.test',
+        MEDIA_SIGNING_KEY: 'production-like-signing-key-0123456789abcdef',
+        SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+      },
+    });
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  it('refuses a live key before any hold, and serves a test key from the sandbox', async () => {
+    const live = await createAccount(t, { creditUsd: 10 });
+    const response = await t.request(GENERATIONS, { method: 'POST', key: live.key, json: { model: 'vendor-3.1-flash-image', prompt: 'a teapot' } });
+    assert.equal(response.status, 503);
+    assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'image.unavailable');
+    const [counts] = (await t.db.query(
+      `SELECT (SELECT count(*) FROM hold WHERE workspace_id = $1)::int AS holds, (SELECT count(*) FROM image_generation WHERE workspace_id = $1)::int AS rows`,
+      [live.workspaceId],
+    )) as Array<{ holds: number; rows: number }>;
+    assert.deepEqual({ ...counts }, { holds: 0, rows: 0 });
+
+    const sandbox = await createAccount(t, { creditUsd: 10, environment: 'test' });
+    const ok = await t.request(GENERATIONS, { method: 'POST', key: sandbox.key, json: { model: 'vendor-3.1-flash-image', prompt: 'a teapot' } });
+    const answer = (await ok.json()) as { outputs: { images: string[] } };
+    assert.equal(ok.status, 200);
+    assert.match(answer.outputs.images[0]!, /^https:\/\/svc\.example\.test\/media\/public\//);
+  });
+});
