@@ -8,6 +8,7 @@ import { AdminModule } from './modules/admin/admin.module.js';
 import { AudioModule } from './modules/audio/index.js';
 import { BillingModule } from './modules/billing/billing.module.js';
 import { HealthModule } from './modules/health/health.module.js';
+import { ImagesModule } from './modules/images/index.js';
 import { MetricsModule } from './observability/metrics.module.js';
 import { IdentityModule } from './modules/identity/identity.module.js';
 import { MediaModule, type MediaModuleOptions } from './modules/media/media.module.js';
@@ -48,6 +49,7 @@ export class AppModule {
         VideoModule,
         TextModule,
         AudioModule,
+        ImagesModule,
         WebhooksModule,
         ...(options.imports ?? []),
       ],

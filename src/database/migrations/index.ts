@@ -9,6 +9,7 @@ import { Audio1763800000700 } from './1763800000700-audio.js';
 import { SavedVoices1763800000800 } from './1763800000800-saved-voices.js';
 import { AudioSpeechStream1763800000850 } from './1763800000850-audio-speech-stream.js';
 import { WebhookEndpoints1763800000900 } from './1763800000900-webhook-endpoints.js';
+import { Images1763800001000 } from './1763800001000-images.js';
 
 /** Every migration, in order. A new one is appended here (explicit: no glob loading in ESM). */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   SavedVoices1763800000800,
   AudioSpeechStream1763800000850,
   WebhookEndpoints1763800000900,
+  Images1763800001000,
 ];

@@ -1,0 +1,123 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { GuardedHttpClient, OutboundRequestError } from '../../../libs/common/index.js';
+import type { ReferenceImage } from '../../../libs/providers/index.js';
+import { ImageErrorCode, imageInvalid, referenceLabel } from './image-errors.js';
+import { sniffImageType } from './image-sniffing.js';
+import {
+  IMAGE_MAX_REFERENCE_BYTES,
+  IMAGE_MAX_REFERENCES_TOTAL_BYTES,
+  IMAGE_REFERENCE_FETCH_TIMEOUT_MS,
+} from './images.constants.js';
+
+/** What the generation row keeps of a reference: never its bytes, and never a URL's query (signed URLs carry secrets there). */
+export interface ReferenceSummary {
+  source: 'url' | 'data';
+  /** Origin and path of a URL reference. */
+  location?: string;
+  mimeType: ReferenceImage['mimeType'];
+  bytes: number;
+}
+
+export interface LoadedReferences {
+  images: ReferenceImage[];
+  summaries: ReferenceSummary[];
+}
+
+/** `data:[type][;params];base64,<payload>`; the declared type is ignored (the bytes are sniffed). */
+const DATA_URL = /^data:([a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+)?((?:;[a-z0-9-]+=[^;,]*)*);base64,/i;
+/** Base64 text longer than this cannot decode to at most IMAGE_MAX_REFERENCE_BYTES. */
+const MAX_BASE64_CHARACTERS = Math.ceil(IMAGE_MAX_REFERENCE_BYTES / 3) * 4;
+
+/**
+ * Turns the client's reference list into image bytes for the upstream, before any hold: Base64
+ * data URLs are decoded, HTTPS URLs fetched through the guarded client (DESIGN §7: public
+ * addresses only in production, no redirects, byte cap, timeout), and every image's type is
+ * sniffed from its bytes. Any refusal is a 400 naming the reference by its index.
+ */
+@Injectable()
+export class ImageReferenceLoader {
+  private readonly logger = new Logger(ImageReferenceLoader.name);
+
+  constructor(private readonly http: GuardedHttpClient) {}
+
+  async load(sources: readonly string[]): Promise<LoadedReferences> {
+    // Syntax first: a malformed entry refuses the request before any outbound call.
+    const parsed = sources.map((source, index) => parseSource(source, index));
+    const loaded = await Promise.all(parsed.map((entry, index) => (entry.kind === 'data' ? Promise.resolve(entry.bytes) : this.fetch(entry.url, index))));
+    const total = loaded.reduce((sum, bytes) => sum + bytes.length, 0);
+    if (total > IMAGE_MAX_REFERENCES_TOTAL_BYTES) {
+      throw imageInvalid(ImageErrorCode.ReferencesTooLarge, `assets.referenceImages: ${total} bytes in all, more than the ${IMAGE_MAX_REFERENCES_TOTAL_BYTES} allowed`);
+    }
+    const images: ReferenceImage[] = [];
+    const summaries: ReferenceSummary[] = [];
+    loaded.forEach((bytes, index) => {
+      const mimeType = sniffImageType(bytes);
+      if (!mimeType) {
+        throw imageInvalid(ImageErrorCode.UnsupportedReferenceFormat, `${referenceLabel(index)}: not a PNG, JPEG, WebP, HEIC or HEIF image`);
+      }
+      images.push({ mimeType, bytes });
+      const entry = parsed[index]!;
+      summaries.push(entry.kind === 'data' ? { source: 'data', mimeType, bytes: bytes.length } : { source: 'url', location: locationOf(entry.url), mimeType, bytes: bytes.length });
+    });
+    return { images, summaries };
+  }
+
+  private async fetch(url: string, index: number): Promise<Buffer> {
+    const label = referenceLabel(index);
+    let response;
+    try {
+      response = await this.http.request(url, { method: 'GET', timeoutMs: IMAGE_REFERENCE_FETCH_TIMEOUT_MS, maxBytes: IMAGE_MAX_REFERENCE_BYTES });
+    } catch (error) {
+      if (!(error instanceof OutboundRequestError)) throw error;
+      if (error.reason === 'scheme_not_allowed' || error.reason === 'invalid_url') {
+        throw imageInvalid(ImageErrorCode.InvalidReference, `${label}: must be an HTTPS URL or a Base64 data URL`);
+      }
+      // The client learns what was refused; what the name resolved to goes to the log only.
+      this.logger.warn({ msg: 'image reference could not be fetched', index, reason: error.reason, detail: error.detail });
+      throw imageInvalid(ImageErrorCode.ReferenceFetchFailed, `${label}: could not be fetched (${error.reason}: ${error.message})`);
+    }
+    if (response.status !== 200) {
+      throw imageInvalid(ImageErrorCode.ReferenceFetchFailed, `${label}: the server answered HTTP ${response.status}`);
+    }
+    return response.body;
+  }
+}
+
+type ParsedSource = { kind: 'data'; bytes: Buffer } | { kind: 'url'; url: string };
+
+function parseSource(source: string, index: number): ParsedSource {
+  const label = referenceLabel(index);
+  if (/^gs:\/\//i.test(source)) {
+    throw imageInvalid(ImageErrorCode.InvalidReference, `${label}: raw gs:// URIs are not accepted; use a signed HTTPS URL or Base64 data`);
+  }
+  if (/^data:/i.test(source)) return { kind: 'data', bytes: decodeDataUrl(source, label) };
+  if (!/^https?:\/\//i.test(source)) {
+    throw imageInvalid(ImageErrorCode.InvalidReference, `${label}: must be an HTTPS URL or a Base64 data URL`);
+  }
+  return { kind: 'url', url: source };
+}
+
+function decodeDataUrl(source: string, label: string): Buffer {
+  const header = DATA_URL.exec(source.slice(0, 256));
+  if (!header) throw imageInvalid(ImageErrorCode.InvalidReference, `${label}: a data URL must be data:<type>;base64,<data>`);
+  const payload = source.slice(header[0].length);
+  if (payload.length > MAX_BASE64_CHARACTERS) {
+    throw imageInvalid(ImageErrorCode.InvalidReference, `${label}: larger than ${IMAGE_MAX_REFERENCE_BYTES} bytes`);
+  }
+  const bytes = Buffer.from(payload, 'base64');
+  // Buffer skips characters outside the alphabet: a decoded length short of the text's says it was not Base64.
+  const padding = payload.endsWith('==') ? 2 : payload.endsWith('=') ? 1 : 0;
+  if (payload.length === 0 || payload.length % 4 !== 0 || bytes.length !== (payload.length / 4) * 3 - padding) {
+    throw imageInvalid(ImageErrorCode.InvalidReference, `${label}: the data URL is not valid Base64`);
+  }
+  return bytes;
+}
+
+function locationOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}`.slice(0, 512);
+  } catch {
+    return '';
+  }
+}
