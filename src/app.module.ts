@@ -14,6 +14,7 @@ import { MediaModule, type MediaModuleOptions } from './modules/media/media.modu
 import { ProvidersModule } from './modules/providers/providers.module.js';
 import { VideoModule } from './modules/video/video.module.js';
 import { TextModule } from './modules/text/text.module.js';
+import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
 import { QueueModule } from './queue/queue.module.js';
 
 export interface AppModuleOptions {
@@ -47,6 +48,7 @@ export class AppModule {
         VideoModule,
         TextModule,
         AudioModule,
+        WebhooksModule,
         ...(options.imports ?? []),
       ],
     };

@@ -5,4 +5,6 @@ export * from './src/ids.js';
 export * from './src/clock.js';
 export * from './src/pagination.js';
 export * from './src/http/guarded-http-client.js';
+export { addressRefusal, DEFAULT_ALLOWED_PORTS, parseOutboundUrl, type OutboundTarget } from './src/http/address-policy.js';
+export * from './src/secrets/secret-box.js';
 export * from './src/group-commit.js';

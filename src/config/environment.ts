@@ -118,6 +118,18 @@ export class EnvironmentVariables {
   @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'SECRETS_ENCRYPTION_KEY must be 32 bytes in base64' })
   SECRETS_ENCRYPTION_KEY = 'bG9jYWwtc2VjcmV0cy1rZXktY2hhbmdlLW1lLTAxMjM=';
 
+  /**
+   * Comma-separated earlier SECRETS_ENCRYPTION_KEY values (32 bytes base64 each): secrets sealed
+   * under them still decrypt; everything new is sealed under SECRETS_ENCRYPTION_KEY.
+   */
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9+/]{43}=(,[A-Za-z0-9+/]{43}=)*$/, { message: 'SECRETS_ENCRYPTION_KEYS_PREVIOUS must be comma-separated 32-byte base64 keys' })
+  SECRETS_ENCRYPTION_KEYS_PREVIOUS?: string;
+
+  /** Webhook endpoints one API key may register, enabled or disabled; one more answers 409 `webhook.endpoint_limit`. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  WEBHOOK_MAX_ENDPOINTS_PER_KEY = 20;
+
   @Transform(toBool) @IsBoolean()
   OUTBOUND_ALLOW_HTTP = false;
 

@@ -8,6 +8,7 @@ import { ChargeWithinHold1763800000600 } from './1763800000600-charge-within-hol
 import { Audio1763800000700 } from './1763800000700-audio.js';
 import { SavedVoices1763800000800 } from './1763800000800-saved-voices.js';
 import { AudioSpeechStream1763800000850 } from './1763800000850-audio-speech-stream.js';
+import { WebhookEndpoints1763800000900 } from './1763800000900-webhook-endpoints.js';
 import { WebhookDeliveries1763800000950 } from './1763800000950-webhook-deliveries.js';
 
 /** Every migration, in order. A new one is appended here (explicit: no glob loading in ESM). */
@@ -22,5 +23,6 @@ export const MIGRATIONS = [
   Audio1763800000700,
   SavedVoices1763800000800,
   AudioSpeechStream1763800000850,
+  WebhookEndpoints1763800000900,
   WebhookDeliveries1763800000950,
 ];

@@ -13,6 +13,7 @@ import { WebhookDeliverySources } from './webhook-delivery-sources.js';
 import { WebhookDeliveryProcessor } from './webhook-delivery.processor.js';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
 import { WebhookDeliveryRunner } from './webhook-delivery.runner.js';
+import { WebhookEndpointsModule } from './webhook-endpoints.module.js';
 import { WEBHOOKS_QUEUE } from './webhook-jobs.js';
 import { WebhookMetrics } from './webhook-metrics.js';
 import { WebhookOutbox } from './webhook-outbox.js';
@@ -21,11 +22,11 @@ import { WebhookSender } from './webhook-sender.js';
 /**
  * Webhook events and deliveries: the outbox on audio's terminal transitions, the delivery worker
  * (signing, schedule, per-endpoint fairness), the delivery log and manual retry, the reconciler
- * source, the admin list and the metrics. Imported by WebhooksModule, which provides the endpoints
- * (WebhookDeliveryEndpoints) this module reads.
+ * source, the admin list and the metrics. Imported by WebhooksModule; reads the endpoints through
+ * WebhookEndpointsService.
  */
 @Module({
-  imports: [QueueModule.forFeature({ queues: [WEBHOOKS_QUEUE] }), AudioModule, AdminModule, IdentityModule],
+  imports: [QueueModule.forFeature({ queues: [WEBHOOKS_QUEUE] }), AudioModule, AdminModule, IdentityModule, WebhookEndpointsModule],
   controllers: [WebhookDeliveriesController],
   providers: [
     WebhookDeliveryRepository,

@@ -3,8 +3,8 @@ import { Clock, DEFAULT_PAGE_LIMIT, decodeCursor, isIdOf, type Page, toPage } fr
 import type { AuthenticatedKey } from '../identity/index.js';
 import type { ListWebhookDeliveriesQueryDto } from './dto/list-webhook-deliveries.dto.js';
 import { MANUAL_RETRY_WINDOW_MS } from './retry-schedule.js';
-import { deliveryNotFound, deliveryNotRetryable, endpointNotFound } from './webhook-errors.js';
-import { WebhookDeliveryEndpoints } from './webhook-delivery-endpoints.js';
+import { deliveryNotFound, deliveryNotRetryable, endpointNotFound } from './webhook-delivery-errors.js';
+import { WebhookEndpointsService } from './webhook-endpoints.service.js';
 import { WebhookDeliveryJobs } from './webhook-delivery-jobs.js';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
 import { toDeliveryResource, type WebhookDeliveryResource } from './webhook-delivery.types.js';
@@ -13,7 +13,7 @@ import { toDeliveryResource, type WebhookDeliveryResource } from './webhook-deli
 @Injectable()
 export class WebhookDeliveriesService {
   constructor(
-    private readonly endpoints: WebhookDeliveryEndpoints,
+    private readonly endpoints: WebhookEndpointsService,
     private readonly deliveries: WebhookDeliveryRepository,
     private readonly jobs: WebhookDeliveryJobs,
     private readonly clock: Clock,

@@ -3,7 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { CursorPosition } from '../../../libs/common/index.js';
 import { entityManagerOf, inTransaction, type TransactionHandle } from '../../database/transaction.js';
-import type { WebhookDeliveryRow, WebhookDeliveryStatus, WebhookEventType } from './webhook-delivery.types.js';
+import type { WebhookDeliveryRow, WebhookDeliveryStatus } from './webhook-delivery.types.js';
+import type { WebhookEventType } from './webhook-events.js';
 
 export interface NewWebhookEvent {
   eventId: string;

@@ -4,7 +4,7 @@ import { Clock } from '../../../libs/common/index.js';
 import { AppConfig } from '../../config/app-config.js';
 import { EndpointGate } from './endpoint-gate.js';
 import { nextAttemptAt, parseRetryAfter, RETRY_WINDOW_MS } from './retry-schedule.js';
-import { WebhookDeliveryEndpoints } from './webhook-delivery-endpoints.js';
+import { WebhookEndpointsService } from './webhook-endpoints.service.js';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
 import type { WebhookDeliveryRow, WebhookDeliveryStatus } from './webhook-delivery.types.js';
 import { WebhookMetrics } from './webhook-metrics.js';
@@ -32,7 +32,7 @@ export class WebhookDeliveryRunner {
 
   constructor(
     private readonly deliveries: WebhookDeliveryRepository,
-    private readonly endpoints: WebhookDeliveryEndpoints,
+    private readonly endpoints: WebhookEndpointsService,
     private readonly sender: WebhookSender,
     private readonly gate: EndpointGate,
     private readonly metrics: WebhookMetrics,

@@ -1,5 +1,4 @@
-/** Event types an endpoint can subscribe to (spec › Events). */
-export type WebhookEventType = 'audio.generation.succeeded' | 'audio.generation.failed';
+import type { WebhookEventType } from './webhook-events.js';
 
 /** DESIGN §10: `pending` until it succeeds, or fails for good (or until a manual retry). */
 export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed';

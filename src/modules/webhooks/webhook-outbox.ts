@@ -4,10 +4,10 @@ import type { DataSource, EntitySubscriberInterface, QueryRunner, TransactionCom
 import { Clock, newId } from '../../../libs/common/index.js';
 import { entityManagerOf, type TransactionHandle } from '../../database/transaction.js';
 import { type AudioTaskTerminalEvent, AudioTaskEvents } from '../audio/index.js';
-import { WebhookDeliveryEndpoints } from './webhook-delivery-endpoints.js';
+import { WebhookEndpointsService } from './webhook-endpoints.service.js';
 import { WebhookDeliveryJobs } from './webhook-delivery-jobs.js';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
-import type { WebhookEventType } from './webhook-delivery.types.js';
+import type { WebhookEventType } from './webhook-events.js';
 
 /**
  * The outbox: when an audio task turns `succeeded` or `failed` (AudioTaskEvents, inside the
@@ -24,7 +24,7 @@ export class WebhookOutbox implements OnModuleInit, EntitySubscriberInterface {
 
   constructor(
     private readonly events: AudioTaskEvents,
-    private readonly endpoints: WebhookDeliveryEndpoints,
+    private readonly endpoints: WebhookEndpointsService,
     private readonly deliveries: WebhookDeliveryRepository,
     private readonly jobs: WebhookDeliveryJobs,
     private readonly clock: Clock,

@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { WebhookEndpointEntity } from './webhook-endpoint.entity.js';
+import { WebhookEndpointRepository } from './webhook-endpoint.repository.js';
+import { WebhookEndpointsService } from './webhook-endpoints.service.js';
+import { WebhookSecrets } from './webhook-secrets.js';
+
+/**
+ * Webhook endpoints: the table, the sealed secrets, the CRUD routes, and WebhookEndpointsService,
+ * the facade the delivery side and audio's endpoint check use (import this module for it).
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([WebhookEndpointEntity])],
+  providers: [WebhookEndpointRepository, WebhookSecrets, WebhookEndpointsService],
+  exports: [WebhookEndpointsService],
+})
+export class WebhookEndpointsModule {}
