@@ -1,7 +1,10 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { IdentityModule } from '../identity/identity.module.js';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity.js';
 import { WebhookEndpointRepository } from './webhook-endpoint.repository.js';
+import { WebhookEndpointCommands } from './webhook-endpoint-commands.js';
+import { WebhookEndpointsController } from './webhook-endpoints.controller.js';
 import { WebhookEndpointsService } from './webhook-endpoints.service.js';
 import { WebhookSecrets } from './webhook-secrets.js';
 
@@ -10,8 +13,9 @@ import { WebhookSecrets } from './webhook-secrets.js';
  * the facade the delivery side and audio's endpoint check use (import this module for it).
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([WebhookEndpointEntity])],
-  providers: [WebhookEndpointRepository, WebhookSecrets, WebhookEndpointsService],
+  imports: [TypeOrmModule.forFeature([WebhookEndpointEntity]), IdentityModule],
+  controllers: [WebhookEndpointsController],
+  providers: [WebhookEndpointRepository, WebhookSecrets, WebhookEndpointsService, WebhookEndpointCommands],
   exports: [WebhookEndpointsService],
 })
 export class WebhookEndpointsModule {}

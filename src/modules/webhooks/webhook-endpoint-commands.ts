@@ -1,0 +1,95 @@
+import { Injectable } from '@nestjs/common';
+import { Clock, CommonErrorCode, DomainError, isIdOf, newId } from '../../../libs/common/index.js';
+import { AppConfig } from '../../config/app-config.js';
+import type { AuthenticatedKey } from '../identity/index.js';
+import type { CreateWebhookEndpointDto } from './dto/create-webhook-endpoint.dto.js';
+import type { UpdateWebhookEndpointDto } from './dto/update-webhook-endpoint.dto.js';
+import { WebhookEndpointEntity } from './webhook-endpoint.entity.js';
+import { type EndpointChanges, WebhookEndpointRepository } from './webhook-endpoint.repository.js';
+import {
+  toWebhookEndpointResource,
+  type WebhookEndpointListDto,
+  type WebhookEndpointResponseDto,
+  type WebhookEndpointSecretDto,
+} from './webhook-endpoint.resource.js';
+import { checkWebhookEvents, checkWebhookUrl, type UrlPolicy } from './webhook-endpoint-rules.js';
+import { endpointNotFound, WebhookErrorCode } from './webhook-errors.js';
+import { newWebhookSecret, WebhookSecrets } from './webhook-secrets.js';
+
+/**
+ * What the endpoint routes do: every refusal happens before any write, and every read or write
+ * of an endpoint is scoped to the calling key (another key's endpoint is answered 404).
+ */
+@Injectable()
+export class WebhookEndpointCommands {
+  private readonly policy: UrlPolicy;
+
+  constructor(
+    private readonly endpoints: WebhookEndpointRepository,
+    private readonly secrets: WebhookSecrets,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+  ) {
+    this.policy = { allowHttp: config.env.OUTBOUND_ALLOW_HTTP, allowPrivate: config.env.OUTBOUND_ALLOW_PRIVATE };
+  }
+
+  async create(key: AuthenticatedKey, dto: CreateWebhookEndpointDto): Promise<WebhookEndpointSecretDto> {
+    const url = checkWebhookUrl(dto.url, this.policy);
+    const events = checkWebhookEvents(dto.events);
+    const id = newId('webhook');
+    const secret = newWebhookSecret();
+    const now = this.clock.now();
+    const row = Object.assign(new WebhookEndpointEntity(), {
+      id,
+      apiKeyId: key.id,
+      url,
+      events,
+      enabled: true,
+      secretSealed: this.secrets.seal(secret, id),
+      createdAt: now,
+      updatedAt: now,
+    } satisfies WebhookEndpointEntity);
+    const limit = this.config.env.WEBHOOK_MAX_ENDPOINTS_PER_KEY;
+    const outcome = await this.endpoints.insertWithinLimit(row, limit);
+    if (outcome.kind === 'limit_reached') {
+      throw new DomainError(409, WebhookErrorCode.EndpointLimit, `an API key keeps at most ${limit} webhook endpoints, disabled ones included; change one of them (PATCH) instead`);
+    }
+    return { id, secret };
+  }
+
+  async list(key: AuthenticatedKey): Promise<WebhookEndpointListDto> {
+    const rows = await this.endpoints.listOwned(key.id, this.config.env.WEBHOOK_MAX_ENDPOINTS_PER_KEY);
+    return { items: rows.map(toWebhookEndpointResource) };
+  }
+
+  async update(key: AuthenticatedKey, id: string, dto: UpdateWebhookEndpointDto): Promise<WebhookEndpointResponseDto> {
+    if (dto.url === undefined && dto.events === undefined && dto.enabled === undefined) {
+      throw new DomainError(400, CommonErrorCode.InvalidField, 'body: name at least one of url, events, enabled');
+    }
+    const changes: EndpointChanges = {
+      ...(dto.url !== undefined ? { url: checkWebhookUrl(dto.url, this.policy) } : {}),
+      ...(dto.events !== undefined ? { events: checkWebhookEvents(dto.events) } : {}),
+      ...(dto.enabled !== undefined ? { enabled: dto.enabled } : {}),
+    };
+    return toWebhookEndpointResource(await this.changeOwned(key, id, changes));
+  }
+
+  /** DELETE: the endpoint is disabled and kept (spec › states); repeating it answers the same. */
+  async disable(key: AuthenticatedKey, id: string): Promise<WebhookEndpointResponseDto> {
+    return toWebhookEndpointResource(await this.changeOwned(key, id, { enabled: false }));
+  }
+
+  /** A new secret replaces the old one in the same statement: the next delivery attempt signs with it. */
+  async rotateSecret(key: AuthenticatedKey, id: string): Promise<WebhookEndpointSecretDto> {
+    const secret = newWebhookSecret();
+    await this.changeOwned(key, id, { secretSealed: this.secrets.seal(secret, id) });
+    return { id, secret };
+  }
+
+  private async changeOwned(key: AuthenticatedKey, id: string, changes: EndpointChanges): Promise<WebhookEndpointEntity> {
+    if (!isIdOf('webhook', id)) throw endpointNotFound();
+    const row = await this.endpoints.updateOwned(key.id, id, changes, this.clock.now());
+    if (!row) throw endpointNotFound();
+    return row;
+  }
+}
