@@ -61,6 +61,11 @@ interface DeliverySqlRow {
   updated_at: Date;
 }
 
+/** TypeORM answers an UPDATE … RETURNING as `[rows, affected]` (other statements as rows). */
+function returned<T>(result: unknown): T[] {
+  return (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as T[];
+}
+
 const toRow = (r: DeliverySqlRow): WebhookDeliveryRow => ({
   id: r.id,
   eventId: r.event_id,
@@ -128,12 +133,13 @@ export class WebhookDeliveryRepository {
    * attempt number, or null when another run has it or it is not due.
    */
   async claim(id: string, now: Date, until: Date): Promise<number | null> {
-    const rows: Array<{ attempts: number }> = await this.db.query(
+    const rows = returned<{ attempts: number }>(
+      await this.db.query(
       `UPDATE webhook_delivery SET attempts = attempts + 1, claimed_until = $3, updated_at = $2
         WHERE id = $1 AND status = 'pending' AND next_attempt_at <= $2 AND (claimed_until IS NULL OR claimed_until <= $2)
         RETURNING attempts`,
       [id, now, until],
-    );
+    ));
     return rows[0]?.attempts ?? null;
   }
 
@@ -141,14 +147,15 @@ export class WebhookDeliveryRepository {
   async recordAttempt(id: string, record: AttemptRecord): Promise<boolean> {
     return inTransaction(this.db, async (tx) => {
       const manager = entityManagerOf(tx);
-      const updated: unknown[] = await manager.query(
+      const updated = returned(await manager.query(
         `UPDATE webhook_delivery
-            SET status = $3, next_attempt_at = $4, claimed_until = NULL, manual = CASE WHEN $3 = 'pending' THEN manual ELSE false END,
-                last_status_code = $5, last_error = $6, updated_at = $7
+            SET status = $3::text, next_attempt_at = $4::timestamptz, claimed_until = NULL,
+                manual = CASE WHEN $3::text = 'pending' THEN manual ELSE false END,
+                last_status_code = $5::int, last_error = $6::text, updated_at = $7::timestamptz
           WHERE id = $1 AND attempts = $2 AND status = 'pending' AND claimed_until IS NOT NULL
           RETURNING id`,
         [id, record.attempt, record.status, record.nextAttemptAt, record.statusCode, record.error, record.at],
-      );
+      ));
       if (updated.length === 0) return false;
       await manager.query(
         `INSERT INTO webhook_delivery_attempt (delivery_id, attempt, manual, started_at, duration_ms, status_code, error)
@@ -161,21 +168,21 @@ export class WebhookDeliveryRepository {
 
   /** Ends a pending delivery without an attempt (endpoint disabled, retry window over). */
   async failPending(id: string, reason: string, at: Date): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(
+    const rows = returned(await this.db.query(
       `UPDATE webhook_delivery SET status = 'failed', next_attempt_at = NULL, claimed_until = NULL, manual = false, last_error = $2, updated_at = $3
         WHERE id = $1 AND status = 'pending' AND (claimed_until IS NULL OR claimed_until <= $3) RETURNING id`,
       [id, reason, at],
-    );
+    ));
     return rows.length > 0;
   }
 
   /** A failed delivery gets one attempt now, asked for by hand (compare-and-set on `failed`). */
   async reopenByHand(id: string, at: Date): Promise<WebhookDeliveryRow | null> {
-    const rows: unknown[] = await this.db.query(
+    const rows = returned(await this.db.query(
       `UPDATE webhook_delivery SET status = 'pending', manual = true, next_attempt_at = $2, claimed_until = NULL, updated_at = $2
         WHERE id = $1 AND status = 'failed' RETURNING id`,
       [id, at],
-    );
+    ));
     return rows.length > 0 ? this.findById(id) : null;
   }
 
