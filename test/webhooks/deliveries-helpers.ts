@@ -137,3 +137,14 @@ export async function listDeliveries(t: TestApp, account: Pick<TestAccount, 'key
 export function retryDelivery(t: TestApp, account: Pick<TestAccount, 'key'>, endpointId: string, deliveryId: string): Promise<Response> {
   return t.request(endpointPath(endpointId, `/deliveries/${encodeURIComponent(deliveryId)}/retry`), { method: 'POST', key: account.key });
 }
+
+/** Waits until `n` attempts of the delivery are recorded (outcome and all), and returns them. */
+export function waitForAttempts(t: TestApp, deliveryId: string, n: number, timeoutMs = 30_000): ReturnType<typeof attemptsOf> {
+  return eventually(() => attemptsOf(t, deliveryId), (found) => found.length >= n, `${n} attempts of ${deliveryId}`, timeoutMs);
+}
+
+/** The state of the delivery's job in BullMQ (`completed` once it ended; `delayed` while waiting for the next attempt). */
+export async function jobState(t: TestApp, deliveryId: string): Promise<string> {
+  const job = await t.app.get(Queues).getJob('webhooks', deliveryId);
+  return job ? job.getState() : 'missing';
+}
