@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { ManualClock } from '../../libs/common/index.js';
 import { createAudio, speechBody } from '../audio/audio-helpers.js';
 import { eventually } from '../support/eventually.js';
-import { createAccount, type TestAccount } from '../support/factories.js';
+import { createAccount } from '../support/factories.js';
 import { bootTestApp, TEST_ADMIN_TOKEN, TEST_REDIS_URL, type TestApp } from '../support/test-app.js';
 import { attemptsOf, jobState, Receiver, terminalTask, verifyWithStripe, waitForAttempts, waitForDelivery } from './deliveries-helpers.js';
 import { createEndpoint, SUCCEEDED } from './endpoints-helpers.js';
