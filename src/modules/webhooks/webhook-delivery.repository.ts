@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { CursorPosition } from '../../../libs/common/index.js';
-import { entityManagerOf, inTransaction, type TransactionHandle } from '../../database/transaction.js';
+import { entityManagerOf, type TransactionHandle } from '../../database/transaction.js';
 import type { WebhookDeliveryRow, WebhookDeliveryStatus } from './webhook-delivery.types.js';
 import type { WebhookEventType } from './webhook-events.js';
 
@@ -42,6 +42,9 @@ const SELECT_DELIVERY = `
          d.status, d.attempts, d.next_attempt_at, d.claimed_until, d.manual, d.last_status_code, d.last_error,
          d.created_at, d.updated_at
     FROM webhook_delivery d JOIN webhook_event e ON e.id = d.event_id`;
+
+/** The worker's read: the delivery and the payload bytes it sends, in one round trip. */
+const SELECT_DELIVERY_WITH_PAYLOAD = SELECT_DELIVERY.replace('d.created_at, d.updated_at', 'd.created_at, d.updated_at, e.payload');
 
 interface DeliverySqlRow {
   id: string;
@@ -122,9 +125,10 @@ export class WebhookDeliveryRepository {
     return rows[0] ? toRow(rows[0]) : null;
   }
 
-  async payloadOf(eventId: string): Promise<string | null> {
-    const rows: Array<{ payload: string }> = await this.db.query(`SELECT payload FROM webhook_event WHERE id = $1`, [eventId]);
-    return rows[0]?.payload ?? null;
+  /** The worker's read (the job carries only the id): the delivery with its event's payload bytes. */
+  async findWithPayload(id: string): Promise<(WebhookDeliveryRow & { payload: string }) | null> {
+    const rows: Array<DeliverySqlRow & { payload: string }> = await this.db.query(`${SELECT_DELIVERY_WITH_PAYLOAD} WHERE d.id = $1`, [id]);
+    return rows[0] ? { ...toRow(rows[0]), payload: rows[0].payload } : null;
   }
 
   /**
@@ -143,27 +147,25 @@ export class WebhookDeliveryRepository {
     return rows[0]?.attempts ?? null;
   }
 
-  /** Records the attempt and its outcome together, only while the claim of that attempt still holds. */
+  /**
+   * Records the attempt and its outcome together (one statement, so one atomic write), only while
+   * the claim of that attempt still holds. False when another run took the delivery meanwhile.
+   */
   async recordAttempt(id: string, record: AttemptRecord): Promise<boolean> {
-    return inTransaction(this.db, async (tx) => {
-      const manager = entityManagerOf(tx);
-      const updated = returned(await manager.query(
-        `UPDATE webhook_delivery
+    const rows: unknown[] = await this.db.query(
+      `WITH ended AS (
+         UPDATE webhook_delivery
             SET status = $3::text, next_attempt_at = $4::timestamptz, claimed_until = NULL,
                 manual = CASE WHEN $3::text = 'pending' THEN manual ELSE false END,
                 last_status_code = $5::int, last_error = $6::text, updated_at = $7::timestamptz
           WHERE id = $1 AND attempts = $2 AND status = 'pending' AND claimed_until IS NOT NULL
-          RETURNING id`,
-        [id, record.attempt, record.status, record.nextAttemptAt, record.statusCode, record.error, record.at],
-      ));
-      if (updated.length === 0) return false;
-      await manager.query(
-        `INSERT INTO webhook_delivery_attempt (delivery_id, attempt, manual, started_at, duration_ms, status_code, error)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
-        [id, record.attempt, record.manual, record.startedAt, Math.round(record.durationMs), record.statusCode, record.error],
-      );
-      return true;
-    });
+          RETURNING id)
+       INSERT INTO webhook_delivery_attempt (delivery_id, attempt, manual, started_at, duration_ms, status_code, error)
+       SELECT id, $2, $8, $9, $10, $5::int, $6::text FROM ended
+       ON CONFLICT DO NOTHING RETURNING delivery_id`,
+      [id, record.attempt, record.status, record.nextAttemptAt, record.statusCode, record.error, record.at, record.manual, record.startedAt, Math.round(record.durationMs)],
+    );
+    return rows.length > 0;
   }
 
   /** Ends a pending delivery without an attempt (endpoint disabled, retry window over). */

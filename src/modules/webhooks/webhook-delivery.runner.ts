@@ -41,7 +41,7 @@ export class WebhookDeliveryRunner {
   ) {}
 
   async run(deliveryId: string): Promise<DeliveryStep> {
-    const delivery = await this.deliveries.findById(deliveryId);
+    const delivery = await this.deliveries.findWithPayload(deliveryId);
     if (!delivery || delivery.status !== 'pending' || !delivery.nextAttemptAt) return { kind: 'done' };
     const now = this.clock.now();
     const dueIn = delivery.nextAttemptAt.getTime() - now.getTime();
@@ -64,16 +64,14 @@ export class WebhookDeliveryRunner {
     }
   }
 
-  private async attempt(delivery: WebhookDeliveryRow, url: string, secret: string): Promise<DeliveryStep> {
+  private async attempt(delivery: WebhookDeliveryRow & { payload: string }, url: string, secret: string): Promise<DeliveryStep> {
     const startedAt = this.clock.now();
     const timeoutMs = this.config.env.WEBHOOK_DELIVERY_TIMEOUT_MS;
     const attempt = await this.deliveries.claim(delivery.id, startedAt, new Date(startedAt.getTime() + timeoutMs + CLAIM_GRACE_MS));
     if (attempt === null) return { kind: 'wait', delayMs: 1000 };
-    const payload = await this.deliveries.payloadOf(delivery.eventId);
-    if (payload === null) throw new Error(`webhook event ${delivery.eventId} of ${delivery.id} is missing`);
 
     const started = performance.now();
-    const outcome = await this.sender.send(url, secret, delivery.eventId, payload, startedAt);
+    const outcome = await this.sender.send(url, secret, delivery.eventId, delivery.payload, startedAt);
     const durationMs = performance.now() - started;
     const at = this.clock.now();
     const verdict = judge(outcome, delivery, attempt, at);
