@@ -17,6 +17,12 @@ import { endpointNotFound, WebhookErrorCode } from './webhook-errors.js';
 import { newWebhookSecret, WebhookSecrets } from './webhook-secrets.js';
 
 /**
+ * The most a list answer holds: the highest WEBHOOK_MAX_ENDPOINTS_PER_KEY allows, so a key whose
+ * limit was lowered after it registered more still sees every endpoint it has.
+ */
+const MAX_LISTED_ENDPOINTS = 1000;
+
+/**
  * What the endpoint routes do: every refusal happens before any write, and every read or write
  * of an endpoint is scoped to the calling key (another key's endpoint is answered 404).
  */
@@ -58,7 +64,7 @@ export class WebhookEndpointCommands {
   }
 
   async list(key: AuthenticatedKey): Promise<WebhookEndpointListDto> {
-    const rows = await this.endpoints.listOwned(key.id, this.config.env.WEBHOOK_MAX_ENDPOINTS_PER_KEY);
+    const rows = await this.endpoints.listOwned(key.id, MAX_LISTED_ENDPOINTS);
     return { items: rows.map(toWebhookEndpointResource) };
   }
 
