@@ -41,7 +41,7 @@ export class WebhookDeliveriesService {
     if (now.getTime() - delivery.eventCreatedAt.getTime() >= MANUAL_RETRY_WINDOW_MS) throw deliveryNotRetryable('the event is seven days old or more');
     const reopened = await this.deliveries.reopenByHand(delivery.id, now);
     if (!reopened) throw deliveryNotRetryable('the delivery changed meanwhile; read it again');
-    await this.jobs.enqueue(reopened.id);
+    await this.jobs.enqueue(reopened.id, reopened.endpointId);
     return toDeliveryResource(reopened);
   }
 

@@ -7,7 +7,7 @@ import { deliveryJobId, WEBHOOK_DELIVER_JOB, WEBHOOK_JOB_OPTIONS, WEBHOOKS_QUEUE
 export class WebhookDeliveryJobs {
   constructor(private readonly queues: Queues) {}
 
-  async enqueue(deliveryId: string): Promise<void> {
+  async enqueue(deliveryId: string, endpointId: string): Promise<void> {
     const jobId = deliveryJobId(deliveryId);
     const existing = await this.queues.getJob(WEBHOOKS_QUEUE, jobId);
     if (existing) {
@@ -15,6 +15,6 @@ export class WebhookDeliveryJobs {
       if (state !== 'completed' && state !== 'failed') return;
       await existing.remove();
     }
-    await this.queues.add(WEBHOOKS_QUEUE, WEBHOOK_DELIVER_JOB, { deliveryId }, jobId, WEBHOOK_JOB_OPTIONS);
+    await this.queues.add(WEBHOOKS_QUEUE, WEBHOOK_DELIVER_JOB, { deliveryId, endpointId }, jobId, WEBHOOK_JOB_OPTIONS);
   }
 }

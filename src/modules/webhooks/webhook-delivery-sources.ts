@@ -28,11 +28,11 @@ export class WebhookDeliverySources implements OnModuleInit {
     this.reconciler.register({
       name: 'webhooks',
       findPending: async () =>
-        (await this.deliveries.dueIds(new Date(this.clock.now().getTime() + RECONCILE_HORIZON_MS), RECONCILE_BATCH)).map((deliveryId) => ({
+        (await this.deliveries.due(new Date(this.clock.now().getTime() + RECONCILE_HORIZON_MS), RECONCILE_BATCH)).map((delivery) => ({
           queue: WEBHOOKS_QUEUE,
           jobName: WEBHOOK_DELIVER_JOB,
-          jobId: deliveryJobId(deliveryId),
-          data: { deliveryId },
+          jobId: deliveryJobId(delivery.id),
+          data: { deliveryId: delivery.id, endpointId: delivery.endpointId },
           options: WEBHOOK_JOB_OPTIONS,
         })),
     });

@@ -24,7 +24,7 @@ export class WebhookDeliveryProcessor extends WorkerHost {
     if (job.name !== WEBHOOK_DELIVER_JOB) return;
     const concurrency = this.config.env.WEBHOOK_DELIVERY_CONCURRENCY;
     if (this.worker.concurrency !== concurrency) this.worker.concurrency = concurrency;
-    const step = await this.runner.run(job.data.deliveryId);
+    const step = await this.runner.run(job.data.deliveryId, job.data.endpointId);
     if (step.kind === 'wait') {
       await job.moveToDelayed(Date.now() + step.delayMs, token);
       throw new DelayedError();

@@ -205,12 +205,12 @@ export class WebhookDeliveryRepository {
   }
 
   /** Pending deliveries due before `horizon`, oldest first, at most `limit` (the reconciler's source). */
-  async dueIds(horizon: Date, limit: number): Promise<string[]> {
-    const rows: Array<{ id: string }> = await this.db.query(
-      `SELECT id FROM webhook_delivery WHERE status = 'pending' AND next_attempt_at <= $1 ORDER BY next_attempt_at LIMIT $2`,
+  async due(horizon: Date, limit: number): Promise<Array<{ id: string; endpointId: string }>> {
+    const rows: Array<{ id: string; endpoint_id: string }> = await this.db.query(
+      `SELECT id, endpoint_id FROM webhook_delivery WHERE status = 'pending' AND next_attempt_at <= $1 ORDER BY next_attempt_at LIMIT $2`,
       [horizon, limit],
     );
-    return rows.map((r) => r.id);
+    return rows.map((r) => ({ id: r.id, endpointId: r.endpoint_id }));
   }
 
   /** Creation time of the oldest pending delivery (the metric of back-pressure). */

@@ -15,8 +15,6 @@ export type DeliveryStep = { kind: 'done' } | { kind: 'wait'; delayMs: number };
 
 /** A claim outlives the attempt's own timeout by this much before another run may take over. */
 const CLAIM_GRACE_MS = 10_000;
-/** A job whose endpoint already has its share of attempts in flight comes back after about this long. */
-const GATE_RETRY_MS = 200;
 
 export const DISABLED_REASON = 'endpoint_disabled: the endpoint is disabled; pending deliveries stop';
 export const WINDOW_REASON = 'retry_window_ended: no success within 24 hours of the event';
@@ -40,7 +38,17 @@ export class WebhookDeliveryRunner {
     private readonly config: AppConfig,
   ) {}
 
-  async run(deliveryId: string): Promise<DeliveryStep> {
+  /** `endpointId` is the delivery's (from the job): a full endpoint defers the job before any read. */
+  async run(deliveryId: string, endpointId: string): Promise<DeliveryStep> {
+    if (!this.gate.tryEnter(endpointId)) return { kind: 'wait', delayMs: this.gate.deferralMs(endpointId) };
+    try {
+      return await this.step(deliveryId);
+    } finally {
+      this.gate.leave(endpointId);
+    }
+  }
+
+  private async step(deliveryId: string): Promise<DeliveryStep> {
     const delivery = await this.deliveries.findWithPayload(deliveryId);
     if (!delivery || delivery.status !== 'pending' || !delivery.nextAttemptAt) return { kind: 'done' };
     const now = this.clock.now();
@@ -56,12 +64,7 @@ export class WebhookDeliveryRunner {
       await this.end(delivery.id, DISABLED_REASON, now);
       return { kind: 'done' };
     }
-    if (!this.gate.tryEnter(endpoint.id)) return { kind: 'wait', delayMs: GATE_RETRY_MS + Math.floor(Math.random() * GATE_RETRY_MS) };
-    try {
-      return await this.attempt(delivery, endpoint.url, endpoint.secret);
-    } finally {
-      this.gate.leave(endpoint.id);
-    }
+    return this.attempt(delivery, endpoint.url, endpoint.secret);
   }
 
   private async attempt(delivery: WebhookDeliveryRow & { payload: string }, url: string, secret: string): Promise<DeliveryStep> {
@@ -73,6 +76,7 @@ export class WebhookDeliveryRunner {
     const started = performance.now();
     const outcome = await this.sender.send(url, secret, delivery.eventId, delivery.payload, startedAt);
     const durationMs = performance.now() - started;
+    this.gate.recordDuration(delivery.endpointId, durationMs);
     const at = this.clock.now();
     const verdict = judge(outcome, delivery, attempt, at);
     const recorded = await this.deliveries.recordAttempt(delivery.id, {

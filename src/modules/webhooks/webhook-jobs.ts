@@ -5,10 +5,11 @@ export const WEBHOOK_DELIVER_JOB = 'webhooks.deliver';
 
 declare module '../../queue/queue-names.js' {
   interface JobPayloads {
-    'webhooks.deliver': { deliveryId: string };
+    'webhooks.deliver': { deliveryId: string; endpointId: string };
   }
 }
 
+/** The endpoint id rides along so a job whose endpoint is full is deferred before any database read. */
 /** One job per delivery, under the delivery's own id (`delivery:<uuid>`): a repeat enqueue is a no-op. */
 export const deliveryJobId = (deliveryId: string): string => deliveryId;
 

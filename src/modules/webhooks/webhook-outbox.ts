@@ -20,7 +20,7 @@ import type { WebhookEventType } from './webhook-events.js';
 export class WebhookOutbox implements OnModuleInit, EntitySubscriberInterface {
   private readonly logger = new Logger(WebhookOutbox.name);
   /** Deliveries written in a still-open transaction, by its query runner. */
-  private readonly uncommitted = new WeakMap<QueryRunner, string[]>();
+  private readonly uncommitted = new WeakMap<QueryRunner, Array<{ deliveryId: string; endpointId: string }>>();
 
   constructor(
     private readonly events: AudioTaskEvents,
@@ -53,15 +53,17 @@ export class WebhookOutbox implements OnModuleInit, EntitySubscriberInterface {
     const written = await this.deliveries.insertOutbox(tx, { eventId, deliveryId, type, taskId: event.taskId, endpointId: endpoint.id, apiKeyId: event.apiKeyId, payload, at });
     if (!written) return;
     const runner = entityManagerOf(tx).queryRunner;
-    if (runner) this.uncommitted.set(runner, [...(this.uncommitted.get(runner) ?? []), deliveryId]);
+    if (runner) this.uncommitted.set(runner, [...(this.uncommitted.get(runner) ?? []), { deliveryId, endpointId: endpoint.id }]);
   }
 
   afterTransactionCommit(event: TransactionCommitEvent): void {
-    const ids = event.queryRunner && this.uncommitted.get(event.queryRunner);
-    if (!ids) return;
+    const written = event.queryRunner && this.uncommitted.get(event.queryRunner);
+    if (!written) return;
     this.uncommitted.delete(event.queryRunner);
     // Not awaited: the commit is done; a failed enqueue is the reconciler's to repair.
-    for (const id of ids) void this.jobs.enqueue(id).catch((err: Error) => this.logger.warn(`enqueue of ${id} failed (the reconciler will retry): ${err.message}`));
+    for (const { deliveryId, endpointId } of written) {
+      void this.jobs.enqueue(deliveryId, endpointId).catch((err: Error) => this.logger.warn(`enqueue of ${deliveryId} failed (the reconciler will retry): ${err.message}`));
+    }
   }
 
   afterTransactionRollback(event: TransactionRollbackEvent): void {
