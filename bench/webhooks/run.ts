@@ -22,45 +22,63 @@ const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 3000);
 const STEADY = Number(process.env.BENCH_STEADY ?? 1000);
 const RATE = Number(process.env.BENCH_RATE ?? 100);
 const FAST_ENDPOINTS = 20;
+/** Receiver servers (origins) the answering endpoints are spread over; one more serves the one that never answers. */
+const RECEIVER_HOSTS = 10;
 const SLOW_TIMEOUT_MS = '2000';
 const ENV = { LOG_LEVEL: 'silent', WEBHOOK_DELIVERY_TIMEOUT_MS: SLOW_TIMEOUT_MS, WEBHOOK_MAX_ENDPOINTS_PER_KEY: '100' };
 
 const pct = (values: number[], p: number): number => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))] ?? NaN;
 
-/** Counts what arrives at `/fast/…` (answered 200 at once) and lets `/slow/…` hang. */
+/**
+ * Counts what arrives at `/fast/…` (answered 200 at once) and lets `/slow/…` hang. Several
+ * servers (ports), because the outbound client pools connections per origin (8 each), as real
+ * receivers on different hosts would be.
+ */
 class BenchReceiver {
   readonly latencies: number[] = [];
   fast = 0;
   firstFastAt = 0;
   lastFastAt = 0;
-  private readonly server: Server;
-  constructor() {
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        if (req.url?.startsWith('/slow')) return; // never answers
-        const now = Date.now();
-        const { createdAt } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { createdAt: string };
-        this.latencies.push(now - Date.parse(createdAt));
-        if (this.fast++ === 0) this.firstFastAt = now;
-        this.lastFastAt = now;
-        res.writeHead(200).end();
+  private readonly servers: Server[] = [];
+  private readonly bases: string[] = [];
+
+  async listen(count: number): Promise<void> {
+    for (let i = 0; i < count; i++) {
+      const server = createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          if (req.url?.startsWith('/slow')) return; // never answers
+          const now = Date.now();
+          const { createdAt } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { createdAt: string };
+          this.latencies.push(now - Date.parse(createdAt));
+          if (this.fast++ === 0) this.firstFastAt = now;
+          this.lastFastAt = now;
+          res.writeHead(200).end();
+        });
       });
-    });
-    this.server.keepAliveTimeout = 60_000;
+      server.keepAliveTimeout = 60_000;
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      this.servers.push(server);
+      this.bases.push(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    }
   }
-  async listen(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  /** The i-th server's base URL (the last one is kept for the receiver that never answers). */
+  base(i: number): string {
+    return this.bases[i % (this.bases.length - 1)]!;
+  }
+  slowBase(): string {
+    return this.bases.at(-1)!;
   }
   reset(): void {
     this.latencies.length = 0;
     this.fast = 0;
   }
-  close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
+  async close(): Promise<void> {
+    for (const server of this.servers) {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   }
 }
 
@@ -97,9 +115,9 @@ const until = async (done: () => boolean, timeoutMs: number): Promise<void> => {
   }
 };
 
-async function scenario(label: string, api: TestApp, account: TestAccount, receiver: BenchReceiver, base: string, slowShare: number): Promise<void> {
-  const fast = await Promise.all(Array.from({ length: FAST_ENDPOINTS }, (_, i) => endpoint(api, account, `${base}/fast/${label}/${i}`)));
-  const slow = await endpoint(api, account, `${base}/slow/${label}`);
+async function scenario(label: string, api: TestApp, account: TestAccount, receiver: BenchReceiver, slowShare: number): Promise<void> {
+  const fast = await Promise.all(Array.from({ length: FAST_ENDPOINTS }, (_, i) => endpoint(api, account, `${receiver.base(i)}/fast/${label}/${i}`)));
+  const slow = await endpoint(api, account, `${receiver.slowBase()}/slow/${label}`);
   const target = (i: number): string => (slowShare > 0 && i % Math.round(1 / slowShare) === 0 ? slow : fast[i % fast.length]!);
   const fastCount = (n: number): number => Array.from({ length: n }, (_, i) => target(i)).filter((id) => id !== slow).length;
 
@@ -135,12 +153,12 @@ async function scenario(label: string, api: TestApp, account: TestAccount, recei
 async function main(): Promise<void> {
   console.log(`node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}); deliveries ${DELIVERIES}, steady ${STEADY} at ${RATE}/s`);
   const receiver = new BenchReceiver();
-  const base = await receiver.listen();
+  await receiver.listen(RECEIVER_HOSTS + 1);
   const api = await bootTestApp({ label: 'benchwhapi', env: { ...ENV, APP_ROLE: 'api' } });
   try {
     const account = await createAccount(api, { environment: 'test' });
-    await scenario('all-answering', api, account, receiver, base, 0);
-    await scenario('10%-timing-out', api, account, receiver, base, 0.1);
+    await scenario('all-answering', api, account, receiver, 0);
+    await scenario('10%-timing-out', api, account, receiver, 0.1);
   } finally {
     await api.close();
     await receiver.close();
