@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ManualClock } from '../../libs/common/index.js';
 import { eventually } from '../support/eventually.js';
+import { metricSample } from '../support/prometheus.js';
 import { createAccount, type TestAccount } from '../support/factories.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
 import {
@@ -171,5 +172,26 @@ describe('webhook deliveries: outcomes and retries', () => {
     assert.equal(ended.attempts, 1);
     assert.match(ended.last_error ?? '', /^retry_window_ended/);
     assert.equal(at('/late').length, 1, 'no POST after the window');
+  });
+
+  it('metrics: outcomes, attempt latency by result, oldest pending age, queue depth', async () => {
+    const text = await (await t.request('/metrics')).text();
+    const [counts] = await t.db.query<{ succeeded: number; failed: number; retried: number; pending: number; attempts: number }>(
+      `SELECT (SELECT count(*)::int FROM webhook_delivery_attempt a WHERE a.status_code BETWEEN 200 AND 299) AS succeeded,
+              (SELECT count(*)::int FROM webhook_delivery WHERE status = 'failed') AS failed,
+              (SELECT count(*)::int FROM webhook_delivery_attempt) AS attempts,
+              (SELECT count(*)::int FROM webhook_delivery WHERE status = 'pending') AS pending,
+              0 AS retried`,
+    );
+    assert.equal(metricSample(text, 'svc_webhook_deliveries_total', '{outcome="succeeded"}'), counts!.succeeded);
+    assert.equal(metricSample(text, 'svc_webhook_deliveries_total', '{outcome="failed"}'), counts!.failed);
+    const byOutcome = ['succeeded', 'retry', 'failed'].map((o) => metricSample(text, 'svc_webhook_deliveries_total', `{outcome="${o}"}`) ?? 0);
+    // Every recorded attempt is counted once; the window cut without an attempt counts as failed too.
+    assert.equal(byOutcome.reduce((a, b) => a + b, 0), counts!.attempts + 1);
+    const histogramCount = ['2xx', '3xx', '4xx', '5xx', 'unreached'].map((r) => metricSample(text, 'svc_webhook_attempt_duration_seconds_count', `{result="${r}"}`) ?? 0);
+    assert.equal(histogramCount.reduce((a, b) => a + b, 0), counts!.attempts);
+    assert.ok(counts!.pending > 0, 'the 429 delivery is still pending');
+    assert.ok((metricSample(text, 'svc_webhook_oldest_pending_seconds') ?? 0) > 0);
+    assert.notEqual(metricSample(text, 'svc_queue_jobs', '{queue="webhooks",state="delayed"}'), undefined);
   });
 });
