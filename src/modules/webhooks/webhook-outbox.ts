@@ -57,7 +57,9 @@ export class WebhookOutbox implements OnModuleInit, EntitySubscriberInterface {
   }
 
   afterTransactionCommit(event: TransactionCommitEvent): void {
-    const written = event.queryRunner && this.uncommitted.get(event.queryRunner);
+    // A savepoint's release is announced as a commit too: wait for the outermost one.
+    if (!event.queryRunner || event.queryRunner.isTransactionActive) return;
+    const written = this.uncommitted.get(event.queryRunner);
     if (!written) return;
     this.uncommitted.delete(event.queryRunner);
     // Not awaited: the commit is done; a failed enqueue is the reconciler's to repair.
@@ -66,6 +68,7 @@ export class WebhookOutbox implements OnModuleInit, EntitySubscriberInterface {
     }
   }
 
+  /** Any rollback (a savepoint's too) forgets the transaction's deliveries: a lost enqueue is the reconciler's, a phantom one would be worse. */
   afterTransactionRollback(event: TransactionRollbackEvent): void {
     if (event.queryRunner) this.uncommitted.delete(event.queryRunner);
   }
