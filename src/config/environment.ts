@@ -201,6 +201,18 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(1000)
   AUDIO_STREAM_LEASE_MS = 30_000;
 
+  /** Whole-exchange limit of one webhook delivery attempt (DESIGN §6: 15 s); tests shorten it. */
+  @Transform(toInt) @IsInt() @Min(100) @Max(60_000)
+  WEBHOOK_DELIVERY_TIMEOUT_MS = 15_000;
+
+  /** Deliveries one worker sends at once: sized for network waits, not CPU. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  WEBHOOK_DELIVERY_CONCURRENCY = 50;
+
+  /** Deliveries one worker sends at once to one endpoint, so a slow receiver cannot take every slot. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  WEBHOOK_ENDPOINT_CONCURRENCY = 10;
+
   /**
    * `model:adapter` pairs (comma or space separated) naming the adapter that serves a model; a
    * model not listed is served live when an adapter serving it has credentials, else by the

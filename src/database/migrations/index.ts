@@ -9,6 +9,7 @@ import { Audio1763800000700 } from './1763800000700-audio.js';
 import { SavedVoices1763800000800 } from './1763800000800-saved-voices.js';
 import { AudioSpeechStream1763800000850 } from './1763800000850-audio-speech-stream.js';
 import { WebhookEndpoints1763800000900 } from './1763800000900-webhook-endpoints.js';
+import { WebhookDeliveries1763800000950 } from './1763800000950-webhook-deliveries.js';
 import { Images1763800001000 } from './1763800001000-images.js';
 
 /** Every migration, in order. A new one is appended here (explicit: no glob loading in ESM). */
@@ -24,5 +25,6 @@ export const MIGRATIONS = [
   SavedVoices1763800000800,
   AudioSpeechStream1763800000850,
   WebhookEndpoints1763800000900,
+  WebhookDeliveries1763800000950,
   Images1763800001000,
 ];

@@ -9,13 +9,14 @@ import {
   ApiTags,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
-import type { Page } from '../../../libs/common/index.js';
+import { DEFAULT_PAGE_LIMIT, decodeCursor, type Page } from '../../../libs/common/index.js';
 import { ErrorEnvelopeDto } from '../../app/error-envelope.dto.js';
 import { WalletResponseDto } from '../billing/index.js';
 import type { WalletResource } from '../billing/wallet.service.js';
 import { AdminRoute } from '../identity/index.js';
 import {
   AdminTaskPageDto,
+  AdminWebhookDeliveryPageDto,
   ApiKeyDto,
   ApiKeyPageDto,
   CreateWorkspaceDto,
@@ -27,6 +28,7 @@ import {
   PageQueryDto,
   TaskQueryDto,
   WalletQueryDto,
+  WebhookDeliveryQueryDto,
   WorkspaceDetailDto,
   WorkspaceDto,
   WorkspacePageDto,
@@ -35,6 +37,7 @@ import {
 } from './admin.dto.js';
 import { AdminTaskListService } from './admin-task-list.service.js';
 import { AdminService } from './admin.service.js';
+import { AdminWebhookDeliveryDirectory, type AdminWebhookDeliverySummary } from './webhook-delivery-directory.js';
 
 const WORKSPACE_ID = { name: 'id', format: 'uuid', description: 'Workspace id; an unknown or malformed id answers 404 `admin.not_found`' };
 
@@ -47,6 +50,7 @@ export class AdminController {
   constructor(
     private readonly admin: AdminService,
     private readonly tasks: AdminTaskListService,
+    private readonly webhookDeliveries: AdminWebhookDeliveryDirectory,
   ) {}
 
   @Post('workspaces')
@@ -136,5 +140,12 @@ export class AdminController {
   @ApiOkResponse({ type: AdminTaskPageDto })
   listTasks(@Query() query: TaskQueryDto): Promise<Page<AdminTaskDto>> {
     return this.tasks.list(query);
+  }
+
+  @Get('webhook-deliveries')
+  @ApiOperation({ summary: 'Webhook deliveries across endpoints and keys, newest first' })
+  @ApiOkResponse({ type: AdminWebhookDeliveryPageDto })
+  listWebhookDeliveries(@Query() query: WebhookDeliveryQueryDto): Promise<Page<AdminWebhookDeliverySummary>> {
+    return this.webhookDeliveries.list({ status: query.status, after: decodeCursor(query.after), limit: query.limit ?? DEFAULT_PAGE_LIMIT });
   }
 }

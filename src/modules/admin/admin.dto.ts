@@ -100,6 +100,13 @@ export class TaskQueryDto extends PageQueryDto {
   workspaceId?: string;
 }
 
+export class WebhookDeliveryQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ enum: ['pending', 'succeeded', 'failed'], description: 'Only deliveries in this status' })
+  @IsOptional()
+  @IsIn(['pending', 'succeeded', 'failed'])
+  status?: string;
+}
+
 // ---- responses ----
 
 export class WorkspaceDto {
@@ -215,4 +222,36 @@ export class LedgerPageDto extends PageDto {
 export class AdminTaskPageDto extends PageDto {
   @ApiProperty({ type: [AdminTaskDto] })
   items!: AdminTaskDto[];
+}
+
+export class AdminWebhookDeliveryDto {
+  @ApiProperty({ example: 'delivery:4f0c…' })
+  id!: string;
+  @ApiProperty({ example: 'webhook:4f0c…' })
+  endpointId!: string;
+  @ApiProperty({ format: 'uuid' })
+  apiKeyId!: string;
+  @ApiProperty({ example: 'event:4f0c…' })
+  eventId!: string;
+  @ApiProperty({ example: 'audio.generation.succeeded' })
+  eventType!: string;
+  @ApiProperty({ enum: ['pending', 'succeeded', 'failed'] })
+  status!: string;
+  @ApiProperty()
+  attempts!: number;
+  @ApiProperty({ type: Number, nullable: true })
+  lastStatusCode!: number | null;
+  @ApiProperty({ type: String, nullable: true })
+  lastError!: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  nextAttemptAt!: Date | null;
+  @ApiProperty({ type: String, format: 'date-time' })
+  createdAt!: Date;
+  @ApiProperty({ type: String, format: 'date-time' })
+  updatedAt!: Date;
+}
+
+export class AdminWebhookDeliveryPageDto extends PageDto {
+  @ApiProperty({ type: [AdminWebhookDeliveryDto] })
+  items!: AdminWebhookDeliveryDto[];
 }

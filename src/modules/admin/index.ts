@@ -4,3 +4,9 @@ export { AdminService } from './admin.service.js';
 export * from './admin.dto.js';
 export { DemoSeeder } from './demo-seeder.js';
 export { AdminTaskDirectory, type AdminTaskFilter, type AdminTaskSource, type AdminTaskSummary } from './task-directory.js';
+export {
+  AdminWebhookDeliveryDirectory,
+  type AdminWebhookDeliveryFilter,
+  type AdminWebhookDeliverySource,
+  type AdminWebhookDeliverySummary,
+} from './webhook-delivery-directory.js';

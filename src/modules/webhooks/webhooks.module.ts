@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ErrorDomainsModule } from '../../app/error-domains.module.js';
+import { WebhookDeliveriesModule } from './webhook-deliveries.module.js';
 import { WebhookEndpointDirectoryModule } from './webhook-endpoint-directory.module.js';
 import { WebhookEndpointsModule } from './webhook-endpoints.module.js';
 
@@ -12,6 +13,7 @@ import { WebhookEndpointsModule } from './webhook-endpoints.module.js';
     ErrorDomainsModule.forFeature({ domain: 'webhook', pathPrefixes: ['/api/svc/v1/webhook-endpoints'] }),
     WebhookEndpointsModule,
     WebhookEndpointDirectoryModule,
+    WebhookDeliveriesModule,
   ],
   exports: [WebhookEndpointsModule],
 })

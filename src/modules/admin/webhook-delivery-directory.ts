@@ -1,0 +1,47 @@
+import { Injectable } from '@nestjs/common';
+import type { CursorPosition, Page } from '../../../libs/common/index.js';
+
+/** One webhook delivery as the admin list shows it (across endpoints and keys). */
+export interface AdminWebhookDeliverySummary {
+  id: string;
+  endpointId: string;
+  apiKeyId: string;
+  eventId: string;
+  eventType: string;
+  status: string;
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  nextAttemptAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface AdminWebhookDeliveryFilter {
+  status?: string;
+  after?: CursorPosition;
+  limit: number;
+}
+
+/** The webhooks domain's deliveries, newest first, one cursor page. */
+export interface AdminWebhookDeliverySource {
+  list(filter: AdminWebhookDeliveryFilter): Promise<Page<AdminWebhookDeliverySummary>>;
+}
+
+/**
+ * The seam behind GET /admin/v1/webhook-deliveries: the webhooks domain registers its source in
+ * onModuleInit (as task domains do with AdminTaskDirectory), so admin never imports webhooks.
+ * Without a source the list is empty.
+ */
+@Injectable()
+export class AdminWebhookDeliveryDirectory {
+  private source: AdminWebhookDeliverySource | undefined;
+
+  register(source: AdminWebhookDeliverySource): void {
+    this.source = source;
+  }
+
+  list(filter: AdminWebhookDeliveryFilter): Promise<Page<AdminWebhookDeliverySummary>> {
+    return this.source ? this.source.list(filter) : Promise.resolve({ items: [], hasMore: false, nextCursor: null });
+  }
+}

@@ -1,0 +1,32 @@
+import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Page } from '../../../libs/common/index.js';
+import { ErrorEnvelopeDto } from '../../app/error-envelope.dto.js';
+import { ApiKeyRoute, type AuthenticatedKey, CurrentKey } from '../identity/index.js';
+import { ListWebhookDeliveriesQueryDto, WebhookDeliveryPageDto, WebhookDeliveryResponseDto } from './dto/list-webhook-deliveries.dto.js';
+import { WebhookDeliveriesService } from './webhook-deliveries.service.js';
+import type { WebhookDeliveryResource } from './webhook-delivery.types.js';
+
+@ApiTags('webhooks')
+@ApiKeyRoute()
+@ApiNotFoundResponse({ type: ErrorEnvelopeDto, description: '`webhook.not_found`: no such endpoint or delivery for this key' })
+@Controller('api/svc/v1/webhook-endpoints/:id/deliveries')
+export class WebhookDeliveriesController {
+  constructor(private readonly deliveries: WebhookDeliveriesService) {}
+
+  @Get()
+  @ApiOperation({ summary: "The endpoint's deliveries, newest first" })
+  @ApiOkResponse({ type: WebhookDeliveryPageDto })
+  list(@CurrentKey() key: AuthenticatedKey, @Param('id') id: string, @Query() query: ListWebhookDeliveriesQueryDto): Promise<Page<WebhookDeliveryResource>> {
+    return this.deliveries.list(key, id, query);
+  }
+
+  @Post(':deliveryId/retry')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'One new attempt now for an eligible failed delivery (same event id, fresh signature time)' })
+  @ApiAcceptedResponse({ type: WebhookDeliveryResponseDto, description: 'The delivery, pending, its attempt queued' })
+  @ApiConflictResponse({ type: ErrorEnvelopeDto, description: '`webhook.delivery_not_retryable`: not failed, endpoint disabled, or event seven days old or more' })
+  retry(@CurrentKey() key: AuthenticatedKey, @Param('id') id: string, @Param('deliveryId') deliveryId: string): Promise<WebhookDeliveryResource> {
+    return this.deliveries.retry(key, id, deliveryId);
+  }
+}

@@ -1,0 +1,53 @@
+import { Injectable } from '@nestjs/common';
+import { Clock, DEFAULT_PAGE_LIMIT, decodeCursor, isIdOf, type Page, toPage } from '../../../libs/common/index.js';
+import type { AuthenticatedKey } from '../identity/index.js';
+import type { ListWebhookDeliveriesQueryDto } from './dto/list-webhook-deliveries.dto.js';
+import { MANUAL_RETRY_WINDOW_MS } from './retry-schedule.js';
+import { deliveryNotFound, deliveryNotRetryable, endpointNotFound } from './webhook-delivery-errors.js';
+import { WebhookEndpointsService } from './webhook-endpoints.service.js';
+import { WebhookDeliveryJobs } from './webhook-delivery-jobs.js';
+import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
+import { toDeliveryResource, type WebhookDeliveryResource } from './webhook-delivery.types.js';
+
+/** The delivery log and the manual retry of one endpoint, for its owner only (another key's → 404). */
+@Injectable()
+export class WebhookDeliveriesService {
+  constructor(
+    private readonly endpoints: WebhookEndpointsService,
+    private readonly deliveries: WebhookDeliveryRepository,
+    private readonly jobs: WebhookDeliveryJobs,
+    private readonly clock: Clock,
+  ) {}
+
+  async list(key: AuthenticatedKey, endpointId: string, query: ListWebhookDeliveriesQueryDto): Promise<Page<WebhookDeliveryResource>> {
+    await this.ownedEndpoint(key, endpointId);
+    const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
+    const rows = await this.deliveries.list({ limit, after: decodeCursor(query.after) }, endpointId);
+    return toPage(rows, limit, toDeliveryResource);
+  }
+
+  /**
+   * One new attempt now for a failed delivery whose endpoint is enabled and whose event is under
+   * seven days old; the same event id and payload, a fresh `t`. Only that attempt: a manual retry
+   * that fails ends `failed` again (no automatic schedule restarts).
+   */
+  async retry(key: AuthenticatedKey, endpointId: string, deliveryId: string): Promise<WebhookDeliveryResource> {
+    const endpoint = await this.ownedEndpoint(key, endpointId);
+    const delivery = isIdOf('delivery', deliveryId) ? await this.deliveries.findOnEndpoint(endpoint.id, deliveryId) : null;
+    if (!delivery) throw deliveryNotFound();
+    const now = this.clock.now();
+    if (delivery.status !== 'failed') throw deliveryNotRetryable(`only a failed delivery can be retried; this one is ${delivery.status}`);
+    if (!endpoint.enabled) throw deliveryNotRetryable('the endpoint is disabled; enable it first');
+    if (now.getTime() - delivery.eventCreatedAt.getTime() >= MANUAL_RETRY_WINDOW_MS) throw deliveryNotRetryable('the event is seven days old or more');
+    const reopened = await this.deliveries.reopenByHand(delivery.id, now);
+    if (!reopened) throw deliveryNotRetryable('the delivery changed meanwhile; read it again');
+    await this.jobs.enqueue(reopened.id, reopened.endpointId);
+    return toDeliveryResource(reopened);
+  }
+
+  private async ownedEndpoint(key: AuthenticatedKey, endpointId: string): Promise<{ id: string; enabled: boolean }> {
+    const endpoint = isIdOf('webhook', endpointId) ? await this.endpoints.findOwned(key.id, endpointId) : null;
+    if (!endpoint) throw endpointNotFound();
+    return endpoint;
+  }
+}
