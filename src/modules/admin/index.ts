@@ -4,3 +4,4 @@ export { AdminService } from './admin.service.js';
 export * from './admin.dto.js';
 export { DemoSeeder } from './demo-seeder.js';
 export { AdminTaskDirectory, type AdminTaskFilter, type AdminTaskSource, type AdminTaskSummary } from './task-directory.js';
+export { toAdminTaskSummary, type SummarisableTask } from './task-summary.js';
