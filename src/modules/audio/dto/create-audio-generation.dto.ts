@@ -15,7 +15,7 @@ import {
 } from 'class-validator';
 import { AUDIO_MODEL_IDS, AUDIO_OUTPUT_FORMATS, type AudioMode, type AudioModelId, type AudioOutputFormat } from '../../../../libs/providers/index.js';
 import { AUDIO_MAX_DIALOGUE_ENTRIES, AUDIO_MAX_SEED } from '../audio.constants.js';
-import { Optional, OptionalNested } from '../../../app/dto-fields.js';
+import { Optional, OptionalNested, TaskPageQueryDto } from '../../../app/dto-fields.js';
 
 export const AUDIO_MODES: readonly AudioMode[] = ['text_to_speech', 'text_to_dialogue'];
 export const TEXT_NORMALIZATION = ['auto', 'on', 'off'] as const;
@@ -98,15 +98,7 @@ export class CreateSpeechDto extends CreateAudioGenerationDto {
   override mode: AudioMode = 'text_to_speech';
 }
 
-export class ListAudioGenerationsQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
-  @Optional() @IsInt() @Min(1) @Max(100)
-  limit?: number;
-
-  @ApiPropertyOptional({ description: 'nextCursor of the previous page' })
-  @Optional() @IsString() @Length(1, 512)
-  after?: string;
-
+export class ListAudioGenerationsQueryDto extends TaskPageQueryDto {
   @ApiPropertyOptional({ enum: ['queued', 'processing', 'succeeded', 'failed', 'cancelled'] })
   @Optional() @IsIn(['queued', 'processing', 'succeeded', 'failed', 'cancelled'])
   status?: 'queued' | 'processing' | 'succeeded' | 'failed' | 'cancelled';

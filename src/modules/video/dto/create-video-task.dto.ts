@@ -16,7 +16,7 @@ import {
 } from 'class-validator';
 import type { VideoMode, VideoRatio, VideoResolutionName } from '../../../../libs/providers/index.js';
 import { VIDEO_MODELS, type VideoModel } from '../../billing/index.js';
-import { Optional, OptionalNested } from '../../../app/dto-fields.js';
+import { Optional, OptionalNested, TaskPageQueryDto } from '../../../app/dto-fields.js';
 
 export const VIDEO_MODES: readonly VideoMode[] = [
   'text_to_video',
@@ -150,15 +150,7 @@ export class CreateVideoTaskDto {
   providerOptions?: VideoProviderOptionsDto;
 }
 
-export class ListVideoTasksQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
-  @Optional() @IsInt() @Min(1) @Max(100)
-  limit?: number;
-
-  @ApiPropertyOptional({ description: 'nextCursor of the previous page' })
-  @Optional() @IsString() @Length(1, 512)
-  after?: string;
-
+export class ListVideoTasksQueryDto extends TaskPageQueryDto {
   @ApiPropertyOptional({ enum: ['queued', 'running', 'succeeded', 'failed'] })
   @Optional() @IsIn(['queued', 'running', 'succeeded', 'failed'])
   status?: 'queued' | 'running' | 'succeeded' | 'failed';
