@@ -6,9 +6,10 @@
 // Needs local PostgreSQL and Redis, like the tests. Run: npm run bench:audio (builds into dist/ first).
 // Knobs: BENCH_CREATIONS (default 2000), BENCH_CLIENTS (32), BENCH_COMPLETIONS (48), BENCH_STREAMS (200).
 import { randomUUID } from 'node:crypto';
-import { cpus } from 'node:os';
 import { createAccount } from '../../test/support/factories.js';
 import { bootTestApp, type TestApp } from '../../test/support/test-app.js';
+import { waitForFinishedTasks } from '../support/completions.js';
+import { type CallResult, describeMachine, drive, percentile as pct, runBench } from '../support/drive.js';
 
 const CREATIONS = Number(process.env.BENCH_CREATIONS ?? 2000);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
@@ -18,9 +19,6 @@ const STREAMS = Number(process.env.BENCH_STREAMS ?? 200);
 const ENV = { LOG_LEVEL: 'silent', AUDIO_MAX_PENDING_PER_KEY: '1000000' };
 const TEXT = 'The quick brown fox jumps over the lazy dog. '.repeat(7).slice(0, 300);
 
-const pct = (values: number[], p: number): number =>
-  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))]!;
-
 async function firstVoice(t: TestApp, key: string): Promise<string> {
   const response = await t.request('/v1/audio/voice-library?page=0', { key });
   const page = (await response.json()) as { voices: Array<{ id: string; models: string[] }> };
@@ -29,26 +27,7 @@ async function firstVoice(t: TestApp, key: string): Promise<string> {
   return voice.id;
 }
 
-/** Runs `total` calls of `call` over `clients` concurrent loops; returns latencies in ms. */
-async function drive(total: number, clients: number, call: () => Promise<{ ok: boolean; ms: number }>): Promise<{ seconds: number; failures: number; latencies: number[] }> {
-  let next = 0;
-  let failures = 0;
-  const latencies: number[] = [];
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      while (next < total) {
-        next++;
-        const result = await call();
-        latencies.push(result.ms);
-        if (!result.ok) failures++;
-      }
-    }),
-  );
-  return { seconds: (performance.now() - started) / 1000, failures, latencies };
-}
-
-function create(t: TestApp, key: string, body: object): () => Promise<{ ok: boolean; ms: number }> {
+function create(t: TestApp, key: string, body: object): () => Promise<CallResult> {
   return async () => {
     const t0 = performance.now();
     const response = await t.request('/v1/audio/generations', { method: 'POST', key, json: body, headers: { 'idempotency-key': randomUUID() } });
@@ -58,7 +37,7 @@ function create(t: TestApp, key: string, body: object): () => Promise<{ ok: bool
 }
 
 /** Time to the first body byte of a streaming speech request (the rest is read to the end). */
-function stream(t: TestApp, key: string, body: object): () => Promise<{ ok: boolean; ms: number }> {
+function stream(t: TestApp, key: string, body: object): () => Promise<CallResult> {
   return async () => {
     const t0 = performance.now();
     const response = await t.request('/v1/audio/speech', { method: 'POST', key, json: body });
@@ -71,7 +50,7 @@ function stream(t: TestApp, key: string, body: object): () => Promise<{ ok: bool
 }
 
 async function main(): Promise<void> {
-  console.log(`node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'})`);
+  console.log(describeMachine());
 
   // 1. Creations: API role only, so no worker competes for the CPU.
   const api = await bootTestApp({ label: 'benchaudio', env: { ...ENV, APP_ROLE: 'api' } });
@@ -97,20 +76,12 @@ async function main(): Promise<void> {
     const started = performance.now();
     const worker = await bootTestApp({ label: 'benchaudiow', db: front.db, env: { ...ENV, APP_ROLE: 'worker', QUEUE_PREFIX: front.queuePrefix, MEDIA_DIR: front.mediaDir } });
     try {
-      for (;;) {
-        const [row] = await front.db.query<{ done: string; failed: string }>(
-          `SELECT count(*) FILTER (WHERE status = 'succeeded') AS done, count(*) FILTER (WHERE status = 'failed') AS failed FROM audio_task`,
-        );
-        if (Number(row!.done) + Number(row!.failed) >= COMPLETIONS) {
-          const seconds = (performance.now() - started) / 1000;
-          console.log(
-            `completions: ${COMPLETIONS} tasks (300 characters, ~20 s of MP3 each) through one worker: ${(COMPLETIONS / seconds).toFixed(2)} tasks/s ` +
-              `(${seconds.toFixed(1)} s incl. worker boot, ${row!.failed} failed)`,
-          );
-          break;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      const failed = await waitForFinishedTasks(front.db, 'audio_task', COMPLETIONS);
+      const seconds = (performance.now() - started) / 1000;
+      console.log(
+        `completions: ${COMPLETIONS} tasks (300 characters, ~20 s of MP3 each) through one worker: ${(COMPLETIONS / seconds).toFixed(2)} tasks/s ` +
+          `(${seconds.toFixed(1)} s incl. worker boot, ${failed} failed)`,
+      );
     } finally {
       await worker.close();
     }
@@ -139,10 +110,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBench(main);

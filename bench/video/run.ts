@@ -3,39 +3,28 @@
 //   2. completed tasks per second through one worker process (720p, 3 s, real ffmpeg MP4s).
 // Needs local PostgreSQL and Redis, like the tests. Run: npm run bench:video (builds into dist/ first).
 // Knobs: BENCH_CREATIONS (default 2000), BENCH_CLIENTS (32), BENCH_COMPLETIONS (48).
-import { cpus } from 'node:os';
 import { createAccount } from '../../test/support/factories.js';
 import { bootTestApp, type TestApp } from '../../test/support/test-app.js';
+import { waitForFinishedTasks } from '../support/completions.js';
+import { describeMachine, drive, type DriveResult, percentile as pct, runBench } from '../support/drive.js';
 
 const CREATIONS = Number(process.env.BENCH_CREATIONS ?? 2000);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
 const COMPLETIONS = Number(process.env.BENCH_COMPLETIONS ?? 48);
 const BODY = { model: 'vendor-omni-1.1-flash-preview', prompt: 'benchmark clip', controls: { duration: 3, resolution: '720p' } };
 
-async function createMany(t: TestApp, key: string, total: number, clients: number): Promise<{ seconds: number; failures: number; latencies: number[] }> {
-  let next = 0;
-  let failures = 0;
-  const latencies: number[] = [];
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      while (next < total) {
-        next++;
-        const t0 = performance.now();
-        const response = await t.request('/v1/contents/generations/tasks', { method: 'POST', key, json: BODY });
-        await response.arrayBuffer();
-        latencies.push(performance.now() - t0);
-        if (response.status !== 200) failures++;
-      }
-    }),
-  );
-  return { seconds: (performance.now() - started) / 1000, failures, latencies };
+/** `total` task creations over `clients` concurrent clients. */
+function createMany(t: TestApp, key: string, total: number, clients: number): Promise<DriveResult> {
+  return drive(total, clients, async () => {
+    const t0 = performance.now();
+    const response = await t.request('/v1/contents/generations/tasks', { method: 'POST', key, json: BODY });
+    await response.arrayBuffer();
+    return { ok: response.status === 200, ms: performance.now() - t0 };
+  });
 }
 
-const pct = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))]!;
-
 async function main(): Promise<void> {
-  console.log(`node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'})`);
+  console.log(describeMachine());
 
   // 1. Creations: API role only, so no worker competes for the CPU.
   const api = await bootTestApp({ label: 'benchvideo', env: { APP_ROLE: 'api', LOG_LEVEL: 'silent' } });
@@ -59,20 +48,12 @@ async function main(): Promise<void> {
     const started = performance.now();
     const worker = await bootTestApp({ label: 'benchvideow', db: front.db, env: { APP_ROLE: 'worker', QUEUE_PREFIX: front.queuePrefix, MEDIA_DIR: front.mediaDir } });
     try {
-      for (;;) {
-        const [row] = await front.db.query<{ done: string; failed: string }>(
-          `SELECT count(*) FILTER (WHERE status = 'succeeded') AS done, count(*) FILTER (WHERE status = 'failed') AS failed FROM video_task`,
-        );
-        if (Number(row!.done) + Number(row!.failed) >= COMPLETIONS) {
-          const seconds = (performance.now() - started) / 1000;
-          console.log(
-            `completions: ${COMPLETIONS} tasks (720p, 3 s, H.264+AAC) through one worker: ${(COMPLETIONS / seconds).toFixed(2)} tasks/s ` +
-              `(${seconds.toFixed(1)} s incl. worker boot, ${row!.failed} failed)`,
-          );
-          break;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      const failed = await waitForFinishedTasks(front.db, 'video_task', COMPLETIONS);
+      const seconds = (performance.now() - started) / 1000;
+      console.log(
+        `completions: ${COMPLETIONS} tasks (720p, 3 s, H.264+AAC) through one worker: ${(COMPLETIONS / seconds).toFixed(2)} tasks/s ` +
+          `(${seconds.toFixed(1)} s incl. worker boot, ${failed} failed)`,
+      );
     } finally {
       await worker.close();
     }
@@ -81,10 +62,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { createAccount, issueKey, type TestAccount } from '../support/factories.js';
-import { bootTestApp, type TestApp } from '../support/test-app.js';
+import { fundedAppForSuite } from '../support/suite-app.js';
+import type { TestApp } from '../support/test-app.js';
 import { createAudio, footprint, GENERATIONS, getAudio, ledgerOf, speechBody, voicesFor, waitForAudio } from './audio-helpers.js';
 import { customRateVoice, notTurboVoice, privateVoice, removedVoice, UNKNOWN_VOICE_ID } from './voices-helpers.js';
 
@@ -41,13 +42,7 @@ describe('audio generations API: validation, money, idempotency, ownership', () 
   let t: TestApp;
   let account: TestAccount;
 
-  before(async () => {
-    t = await bootTestApp({ label: 'audioapi', env: { AUDIO_MAX_PENDING_PER_KEY: '3' } });
-    account = await createAccount(t, { creditUsd: 20, environment: 'test' });
-  });
-  after(async () => {
-    await t.close();
-  });
+  fundedAppForSuite({ label: 'audioapi', env: { AUDIO_MAX_PENDING_PER_KEY: '3' }, creditUsd: 20, environment: 'test' }, (booted) => ({ t, account } = booted));
 
   for (const [name, body, code, field] of REFUSALS) {
     it(`refuses ${name}: 400 ${code} naming ${field}; no hold, no task, no key`, async () => {

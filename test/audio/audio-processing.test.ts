@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { SandboxAudioProvider } from '../../libs/providers/index.js';
 import { AudioTaskRunner } from '../../src/modules/audio/index.js';
-import { createAccount, type TestAccount } from '../support/factories.js';
+import type { TestAccount } from '../support/factories.js';
 import { readMp3Frames } from '../support/mp3-frames.js';
-import { bootTestApp, type TestApp } from '../support/test-app.js';
+import { fundedAppForSuite } from '../support/suite-app.js';
+import type { TestApp } from '../support/test-app.js';
 import { type AudioTaskBody, createAudio, download, getAudio, ledgerOf, voicesFor, waitForAudio } from './audio-helpers.js';
 
 /** The sandbox's documented length rule: a line lasts max(0.5 s, characters / 15); dialogue lines are 0.3 s apart. */
@@ -43,13 +44,7 @@ describe('audio processing: real audio, settlement, failure, reconciliation', ()
   let t: TestApp;
   let account: TestAccount;
 
-  before(async () => {
-    t = await bootTestApp({ label: 'audioproc' });
-    account = await createAccount(t, { creditUsd: 20, environment: 'test' });
-  });
-  after(async () => {
-    await t.close();
-  });
+  fundedAppForSuite({ label: 'audioproc', creditUsd: 20, environment: 'test' }, (booted) => ({ t, account } = booted));
 
   for (const [model, mode] of CASES) {
     for (const format of FORMATS) {
@@ -100,14 +95,8 @@ describe('audio reconciliation: a lost answer is recovered, never resubmitted', 
   let t: TestApp;
   let account: TestAccount;
 
-  before(async () => {
-    // No worker in this app: the test moves the task step by step with the runner.
-    t = await bootTestApp({ label: 'audiorecon', env: { APP_ROLE: 'api' } });
-    account = await createAccount(t, { creditUsd: 5, environment: 'test' });
-  });
-  after(async () => {
-    await t.close();
-  });
+  // No worker in this app: the test moves the task step by step with the runner.
+  fundedAppForSuite({ label: 'audiorecon', env: { APP_ROLE: 'api' }, creditUsd: 5, environment: 'test' }, (booted) => ({ t, account } = booted));
 
   it('[sandbox:uncertain] → reconciliationRequired (shown, keep polling), then succeeded with one charge', async () => {
     const prompt = 'lost in transit [sandbox:uncertain]';

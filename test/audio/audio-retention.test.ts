@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ManualClock } from '../../libs/common/index.js';
 import { AudioRetention } from '../../src/modules/audio/audio-retention.js';
 import { MediaService } from '../../src/modules/media/media.service.js';
-import { createAccount, type TestAccount } from '../support/factories.js';
-import { bootTestApp, type TestApp } from '../support/test-app.js';
+import type { TestAccount } from '../support/factories.js';
+import { fundedAppForSuite } from '../support/suite-app.js';
+import type { TestApp } from '../support/test-app.js';
 import { createAudio, download, getAudio, speechBody, waitForAudio } from './audio-helpers.js';
 
 const HOUR = 3600_000;
@@ -15,14 +16,13 @@ describe('audio links, retention and idempotency records (injectable clock)', ()
   let clock: ManualClock;
   let account: TestAccount;
 
-  before(async () => {
-    clock = new ManualClock(new Date());
-    t = await bootTestApp({ label: 'audioretention', clock });
-    account = await createAccount(t, { creditUsd: 5, environment: 'test' });
-  });
-  after(async () => {
-    await t.close();
-  });
+  fundedAppForSuite(
+    () => {
+      clock = new ManualClock(new Date());
+      return { label: 'audioretention', clock, creditUsd: 5, environment: 'test' };
+    },
+    (booted) => ({ t, account } = booted),
+  );
 
   it('renews signed links on every read (≤ 1 h), never past retention, and empties outputs after 7 days', async () => {
     const created = await createAudio(t, account, speechBody({ prompt: 'keep me for a week' }));

@@ -1,14 +1,9 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, fork } from 'node:child_process';
-import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { eventually } from '../support/eventually.js';
 import { createAccount, type TestAccount } from '../support/factories.js';
-import { bootTestApp, TEST_ADMIN_TOKEN, TEST_REDIS_URL, type TestApp } from '../support/test-app.js';
+import { bootTestApp, type TestApp } from '../support/test-app.js';
+import { waitForTaskPhase, WorkerChildren } from '../support/worker-children.js';
 import { createAudio, download, getAudio, ledgerOf, speechBody, voicesFor, waitForAudio } from './audio-helpers.js';
-
-const here = dirname(fileURLToPath(import.meta.url));
 
 /**
  * A worker process is killed with SIGKILL while the upstream is synthesizing; Redis is flushed;
@@ -17,7 +12,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 describe('audio worker killed mid-task', () => {
   let api: TestApp;
   let account: TestAccount;
-  const children: ChildProcess[] = [];
+  const workers = new WorkerChildren(() => api);
   const extraApps: TestApp[] = [];
 
   before(async () => {
@@ -25,44 +20,19 @@ describe('audio worker killed mid-task', () => {
     account = await createAccount(api, { creditUsd: 5, environment: 'test' });
   });
   after(async () => {
-    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+    workers.killAll();
     for (const app of extraApps) await app.close();
     await api.close();
   });
 
-  async function startChildWorker(): Promise<ChildProcess> {
-    const env = {
-      NODE_ENV: 'test',
-      DATABASE_URL: api.db.url,
-      DATABASE_CREATE_IF_MISSING: 'false',
-      REDIS_URL: TEST_REDIS_URL,
-      QUEUE_PREFIX: api.queuePrefix,
-      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-      MEDIA_DIR: api.mediaDir,
-      PUBLIC_BASE_URL: api.baseUrl,
-      LOG_LEVEL: 'silent',
-      DEMO_SEED: 'false',
-    };
-    const child = fork(join(here, '..', 'video', 'support', 'worker-child.js'), [], { env: { ...process.env, SVC_CHILD_ENV: JSON.stringify(env) }, stdio: 'inherit' });
-    children.push(child);
-    await new Promise<void>((resolve, reject) => {
-      child.once('message', () => resolve());
-      child.once('exit', (code) => reject(new Error(`worker child exited early (${code})`)));
-    });
-    return child;
-  }
-
   it('killed while synthesizing, Redis flushed: the next worker reconciles and ends with one audio file and one charge', async () => {
-    const first = await startChildWorker();
+    const first = await workers.start();
     const prompt = 'kill me while I speak [sandbox:delay=4000]';
     const created = await createAudio(api, account, speechBody({ prompt, controls: { voiceId: voicesFor('voice_v4')[0]!.id, outputFormat: 'pcm_24000' } }));
     assert.equal(created.status, 200, JSON.stringify(created.body));
     const id = created.body.id as string;
-    const phaseOf = async () => (await api.db.query<{ phase: string | null }>('SELECT phase FROM audio_task WHERE id = $1', [id]))[0]?.phase;
-    await eventually(phaseOf, (phase) => phase === 'synthesizing', `task ${id} synthesizing`, 30_000);
-    const exited = new Promise((resolve) => first.once('exit', resolve));
-    first.kill('SIGKILL');
-    await exited;
+    await waitForTaskPhase(api, 'audio_task', id, 'synthesizing');
+    await workers.kill(first);
     assert.equal((await getAudio(api, account, id)).status, 'processing');
     await api.flushRedis();
     // A worker boots: its boot-time reconcile finds the task's job missing and enqueues it again.

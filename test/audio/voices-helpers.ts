@@ -21,6 +21,19 @@ export const notTurboVoice = (): VoiceInfo =>
 /** Well-formed (20 base62 characters) but in no catalogue. */
 export const UNKNOWN_VOICE_ID = 'Zz0000000000000000Zz';
 
+/** The fields every voice resource shows (the voice library and saved voices add their own). */
+export interface VoiceView {
+  id: string;
+  name: string;
+  status: string;
+  models: string[];
+  previewUrl?: string;
+  description: string;
+  language: string;
+  accent: string;
+  category: string;
+}
+
 export interface WalletFigures {
   wallet: unknown;
   ledgerEntries: number;

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { type AudioProvider, ProviderRegistry } from '../../libs/providers/index.js';
-import { createAccount, type TestAccount } from '../support/factories.js';
-import { bootTestApp, type TestApp } from '../support/test-app.js';
+import type { TestAccount } from '../support/factories.js';
+import { fundedAppForSuite } from '../support/suite-app.js';
+import type { TestApp } from '../support/test-app.js';
 import {
   assertError,
   customRateVoice,
@@ -12,21 +13,13 @@ import {
   removedVoice,
   UNKNOWN_VOICE_ID,
   usableVoices,
+  type VoiceView,
   walletFigures,
 } from './voices-helpers.js';
 
-interface LibraryVoice {
-  id: string;
-  name: string;
-  status: string;
-  models: string[];
-  previewUrl?: string;
-  description: string;
-  language: string;
-  accent: string;
+interface LibraryVoice extends VoiceView {
   gender?: string;
   age?: string;
-  category: string;
 }
 interface LibraryPage {
   voices: LibraryVoice[];
@@ -62,13 +55,7 @@ describe('GET /v1/audio/voice-library', () => {
     }
   };
 
-  before(async () => {
-    t = await bootTestApp({ label: 'voices-library' });
-    account = await createAccount(t, { creditUsd: 5, environment: 'test' });
-  });
-  after(async () => {
-    await t.close();
-  });
+  fundedAppForSuite({ label: 'voices-library', creditUsd: 5, environment: 'test' }, (booted) => ({ t, account } = booted));
 
   // First of the suite: no sample has been made yet in this process.
   it('makes each sample once, however many requests ask for it at the same time', async () => {

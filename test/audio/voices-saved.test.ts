@@ -12,19 +12,11 @@ import {
   savedVoiceRows,
   UNKNOWN_VOICE_ID,
   usableVoices,
+  type VoiceView,
   walletFigures,
 } from './voices-helpers.js';
 
-interface SavedVoice {
-  id: string;
-  name: string;
-  status: string;
-  models: string[];
-  previewUrl?: string;
-  description: string;
-  language: string;
-  accent: string;
-  category: string;
+interface SavedVoice extends VoiceView {
   alias: string | null;
   savedAt: string;
 }

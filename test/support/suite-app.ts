@@ -1,8 +1,10 @@
 import { after, before } from 'node:test';
+import type { KeyEnvironment } from '../../src/modules/identity/api-key.entity.js';
 import { createAccount, type TestAccount } from './factories.js';
 import { bootTestApp, type TestApp, type TestAppOptions } from './test-app.js';
 
-export type FundedAppOptions = TestAppOptions & { creditUsd: number };
+/** `environment` is the account's key's (`live` unless said). */
+export type FundedAppOptions = TestAppOptions & { creditUsd: number; environment?: KeyEnvironment };
 
 export interface FundedApp {
   t: TestApp;
@@ -21,9 +23,9 @@ export function fundedAppForSuite(
   let app: TestApp | undefined;
   before(async () => {
     // A function when the options depend on an earlier hook (a fake upstream's URL).
-    const { creditUsd, ...appOptions } = typeof options === 'function' ? options() : options;
+    const { creditUsd, environment, ...appOptions } = typeof options === 'function' ? options() : options;
     app = await bootTestApp(appOptions);
-    ready({ t: app, account: await createAccount(app, { creditUsd }) });
+    ready({ t: app, account: await createAccount(app, { creditUsd, environment }) });
   });
   after(async () => {
     await app?.close();

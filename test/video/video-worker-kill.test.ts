@@ -1,17 +1,14 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { eventually } from '../support/eventually.js';
 import { createAccount, type TestAccount } from '../support/factories.js';
-import { bootTestApp, TEST_ADMIN_TOKEN, TEST_REDIS_URL, type TestApp } from '../support/test-app.js';
+import { bootTestApp, type TestApp } from '../support/test-app.js';
+import { waitForTaskPhase, WorkerChildren } from '../support/worker-children.js';
 import { createTask, download, getTask, holdOf, waitForTerminal } from './support/video-helpers.js';
-
-const here = dirname(fileURLToPath(import.meta.url));
 
 /**
  * A worker process is killed with SIGKILL in the middle of a task; another worker takes over.
@@ -20,7 +17,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 describe('video worker killed mid-task', () => {
   let api: TestApp;
   let account: TestAccount;
-  const children: ChildProcess[] = [];
+  const workers = new WorkerChildren(() => api);
   const extraApps: TestApp[] = [];
   /** The worker children's temporary folder (TMPDIR), where the sandbox renders videos. */
   const childTmpDir = mkdtempSync(join(tmpdir(), 'svc-videokill-'));
@@ -30,46 +27,15 @@ describe('video worker killed mid-task', () => {
     account = await createAccount(api, { creditUsd: 50 });
   });
   after(async () => {
-    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+    workers.killAll();
     for (const app of extraApps) await app.close();
     await api.close();
     rmSync(childTmpDir, { recursive: true, force: true });
   });
 
-  async function startChildWorker(): Promise<ChildProcess> {
-    const env = {
-      NODE_ENV: 'test',
-      DATABASE_URL: api.db.url,
-      DATABASE_CREATE_IF_MISSING: 'false',
-      REDIS_URL: TEST_REDIS_URL,
-      QUEUE_PREFIX: api.queuePrefix,
-      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-      MEDIA_DIR: api.mediaDir,
-      PUBLIC_BASE_URL: api.baseUrl,
-      LOG_LEVEL: 'silent',
-      DEMO_SEED: 'false',
-      OUTBOUND_ALLOW_HTTP: 'true',
-      OUTBOUND_ALLOW_PRIVATE: 'true',
-    };
-    const child = fork(join(here, 'support', 'worker-child.js'), [], { env: { ...process.env, TMPDIR: childTmpDir, SVC_CHILD_ENV: JSON.stringify(env) }, stdio: 'inherit' });
-    children.push(child);
-    await new Promise<void>((resolve, reject) => {
-      child.once('message', () => resolve());
-      child.once('exit', (code) => reject(new Error(`worker child exited early (${code})`)));
-    });
-    return child;
-  }
-
-  async function waitForPhase(id: string, phase: string, timeoutMs = 30_000): Promise<void> {
-    const phaseOf = async () => (await api.db.query<{ phase: string | null }>('SELECT phase FROM video_task WHERE id = $1', [id]))[0]?.phase;
-    await eventually(phaseOf, (seen) => seen === phase, `task ${id} reaching ${phase}`, timeoutMs);
-  }
-
-  async function kill(child: ChildProcess): Promise<void> {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
-  }
+  /** A worker child that may reach private HTTP fakes, rendering into `childTmpDir`. */
+  const startChildWorker = () => workers.start({ tmpDir: childTmpDir, env: { OUTBOUND_ALLOW_HTTP: 'true', OUTBOUND_ALLOW_PRIVATE: 'true' } });
+  const waitForPhase = (id: string, phase: string, timeoutMs?: number) => waitForTaskPhase(api, 'video_task', id, phase, timeoutMs);
 
   async function assertOneVideoOneCharge(id: string, expectedMicros: bigint): Promise<void> {
     const task = await waitForTerminal(api, account, id, 90_000);
@@ -90,7 +56,7 @@ describe('video worker killed mid-task', () => {
     const first = await startChildWorker();
     const created = await createTask(api, account, { model: 'vendor-omni-flash-preview', prompt: 'kill me [sandbox:delay=2500]', controls: { duration: 3 } });
     await waitForPhase(created.body.id, 'generating');
-    await kill(first);
+    await workers.kill(first);
     assert.equal((await getTask(api, account, created.body.id)).status, 'running');
     await startChildWorker();
     await assertOneVideoOneCharge(created.body.id, 240_000n);
@@ -107,7 +73,7 @@ describe('video worker killed mid-task', () => {
     // The sandbox's ffmpeg writes the video into the worker's temporary folder: once the file is
     // there, ffmpeg is running.
     await eventually(() => readdir(childTmpDir), (names) => names.some((n) => n.startsWith('svc-video-')), 'ffmpeg starting to write the video');
-    await kill(first);
+    await workers.kill(first);
     await api.flushRedis();
     // Another worker (in this process) boots: its boot-time reconcile finds the task's job missing.
     const second = await bootTestApp({ label: 'videokill2', db: api.db, env: { APP_ROLE: 'worker', QUEUE_PREFIX: api.queuePrefix, MEDIA_DIR: api.mediaDir } });

@@ -10,3 +10,4 @@ export {
   type AdminWebhookDeliverySource,
   type AdminWebhookDeliverySummary,
 } from './webhook-delivery-directory.js';
+export { toAdminTaskSummary, type SummarisableTask } from './task-summary.js';

@@ -2,7 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, type QueryDeepPartialEntity, Repository } from 'typeorm';
 import type { CursorPosition } from '../../../libs/common/index.js';
-import { entityManagerOf, inTransaction, type TransactionHandle } from '../../database/transaction.js';
+import { compareAndSet } from '../../database/compare-and-set.js';
+import { TaskRowRepository } from '../../database/task-row.repository.js';
+import { entityManagerOf, type TransactionHandle } from '../../database/transaction.js';
 import { AUDIO_PENDING_STATUSES, AudioTaskEntity, type AudioTaskPhase, type AudioTaskStatus } from './audio-task.entity.js';
 
 export interface AudioTaskListFilter {
@@ -25,19 +27,9 @@ export interface AudioTransitionGuard {
  * compare-and-set on the task's current state, so a duplicate or stale job cannot move a task twice.
  */
 @Injectable()
-export class AudioTaskRepository {
-  constructor(
-    @InjectRepository(AudioTaskEntity) private readonly tasks: Repository<AudioTaskEntity>,
-    @InjectDataSource() private readonly db: DataSource,
-  ) {}
-
-  /** One transaction for the task row and what must commit with it (hold, idempotency key, outbox rows). */
-  transaction<T>(work: (tx: TransactionHandle) => Promise<T>): Promise<T> {
-    return inTransaction(this.db, work);
-  }
-
-  async insert(tx: TransactionHandle, task: AudioTaskEntity): Promise<void> {
-    await entityManagerOf(tx).insert(AudioTaskEntity, task);
+export class AudioTaskRepository extends TaskRowRepository<AudioTaskEntity> {
+  constructor(@InjectRepository(AudioTaskEntity) tasks: Repository<AudioTaskEntity>, @InjectDataSource() db: DataSource) {
+    super(tasks, db);
   }
 
   /**
@@ -55,15 +47,6 @@ export class AudioTaskRepository {
       [apiKeyId, AUDIO_PENDING_STATUSES, atMost],
     );
     return rows[0]?.n ?? 0;
-  }
-
-  findOwned(apiKeyId: string, id: string): Promise<AudioTaskEntity | null> {
-    return this.tasks.findOneBy({ apiKeyId, id });
-  }
-
-  /** Worker-side read (the job carries only the task id). */
-  findById(id: string, tx?: TransactionHandle): Promise<AudioTaskEntity | null> {
-    return tx ? entityManagerOf(tx).findOneBy(AudioTaskEntity, { id }) : this.tasks.findOneBy({ id });
   }
 
   /** Newest first, `limit + 1` rows (the extra one says more exist). */
@@ -98,30 +81,8 @@ export class AudioTaskRepository {
   }
 
   /** Applies `changes` only when the task is still as `guard` says; true when it did. */
-  async transition(id: string, guard: AudioTransitionGuard, changes: QueryDeepPartialEntity<AudioTaskEntity>, tx?: TransactionHandle): Promise<boolean> {
-    const qb = (tx ? entityManagerOf(tx).createQueryBuilder() : this.tasks.createQueryBuilder()).update(AudioTaskEntity).set(changes).where('id = :id', { id });
-    if (guard.status) qb.andWhere('status IN (:...statuses)', { statuses: guard.status });
-    if (guard.phase) {
-      const named = guard.phase.filter((p): p is AudioTaskPhase => p !== null);
-      const parts = [named.length ? 'phase IN (:...phases)' : null, guard.phase.includes(null) ? 'phase IS NULL' : null].filter(Boolean);
-      qb.andWhere(`(${parts.join(' OR ')})`, { phases: named });
-    }
-    if (guard.leaseExpiredBy) qb.andWhere('lease_expires_at <= :leaseExpiredBy', { leaseExpiredBy: guard.leaseExpiredBy });
-    const result = await qb.execute();
-    return (result.affected ?? 0) > 0;
-  }
-
-  /** Finished tasks whose media retention has ended and whose media is still stored. */
-  findExpiredMedia(now: Date, limit: number): Promise<AudioTaskEntity[]> {
-    return this.tasks
-      .createQueryBuilder('t')
-      .where('t.media_key IS NOT NULL AND t.media_deleted_at IS NULL AND t.expires_at <= :now', { now })
-      .orderBy('t.expires_at', 'ASC')
-      .limit(limit)
-      .getMany();
-  }
-
-  async markMediaDeleted(id: string, at: Date): Promise<void> {
-    await this.tasks.update({ id }, { mediaDeletedAt: at });
+  transition(id: string, guard: AudioTransitionGuard, changes: QueryDeepPartialEntity<AudioTaskEntity>, tx?: TransactionHandle): Promise<boolean> {
+    const also = guard.leaseExpiredBy ? [{ sql: 'lease_expires_at <= :leaseExpiredBy', params: { leaseExpiredBy: guard.leaseExpiredBy } }] : [];
+    return compareAndSet(this.managerOf(tx), AudioTaskEntity, id, { status: guard.status, phase: guard.phase, also }, changes);
   }
 }

@@ -1,8 +1,7 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { microsToUsd } from '../../../libs/common/index.js';
 import { AUDIO_PROCESS_JOB, AUDIO_QUEUE } from './audio-jobs.js';
 import { WorkReconciler } from '../../queue/work-reconciler.js';
-import { AdminTaskDirectory } from '../admin/index.js';
+import { AdminTaskDirectory, toAdminTaskSummary } from '../admin/index.js';
 import { AUDIO_JOB_OPTIONS, audioJobId } from './audio.constants.js';
 import type { AudioTaskStatus } from './audio-task.entity.js';
 import { AudioTaskRepository } from './audio-task.repository.js';
@@ -40,19 +39,7 @@ export class AudioWorkSources implements OnModuleInit {
         // Another kind's status (`running`) matches no audio task.
         if (filter.status !== undefined && !STATUSES.includes(filter.status)) return [];
         const rows = await this.tasks.listAll({ limit: filter.limit, after: filter.after, status: filter.status as AudioTaskStatus | undefined, workspaceId: filter.workspaceId });
-        return rows.map((task) => ({
-          id: task.id,
-          kind: 'audio',
-          workspaceId: task.workspaceId,
-          apiKeyId: task.apiKeyId,
-          model: task.model,
-          status: task.status,
-          phase: task.phase,
-          chargedUsd: task.chargedMicros === null ? null : microsToUsd(task.chargedMicros),
-          failureReason: task.failureReason,
-          createdAt: task.createdAt,
-          updatedAt: task.updatedAt,
-        }));
+        return rows.map((task) => toAdminTaskSummary('audio', task));
       },
     });
   }

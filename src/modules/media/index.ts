@@ -2,3 +2,4 @@
 export { MediaModule } from './media.module.js';
 export * from './media.service.js';
 export { MediaErrorCode, MediaNotFoundError } from './media-errors.js';
+export { TaskMediaSweep, type ExpiredTaskMediaRows } from './task-media-sweep.js';

@@ -3,7 +3,8 @@ import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, type QueryDeepPartialEntity, Repository } from 'typeorm';
 import type { CursorPosition } from '../../../libs/common/index.js';
-import { entityManagerOf, inTransaction, type TransactionHandle } from '../../database/transaction.js';
+import { compareAndSet } from '../../database/compare-and-set.js';
+import { TaskRowRepository } from '../../database/task-row.repository.js';
 import { VideoGcsPrefixEntity, VideoTaskEntity, type VideoTaskPhase, type VideoTaskStatus } from './video-task.entity.js';
 
 export interface VideoTaskListFilter {
@@ -27,29 +28,13 @@ export interface TransitionGuard {
  * task twice.
  */
 @Injectable()
-export class VideoTaskRepository {
+export class VideoTaskRepository extends TaskRowRepository<VideoTaskEntity> {
   constructor(
-    @InjectRepository(VideoTaskEntity) private readonly tasks: Repository<VideoTaskEntity>,
+    @InjectRepository(VideoTaskEntity) tasks: Repository<VideoTaskEntity>,
     @InjectRepository(VideoGcsPrefixEntity) private readonly prefixes: Repository<VideoGcsPrefixEntity>,
-    @InjectDataSource() private readonly db: DataSource,
-  ) {}
-
-  /** One transaction for the task row and what must commit with it (its hold). */
-  transaction<T>(work: (tx: TransactionHandle) => Promise<T>): Promise<T> {
-    return inTransaction(this.db, work);
-  }
-
-  async insert(tx: TransactionHandle, task: VideoTaskEntity): Promise<void> {
-    await entityManagerOf(tx).insert(VideoTaskEntity, task);
-  }
-
-  findOwned(apiKeyId: string, id: string): Promise<VideoTaskEntity | null> {
-    return this.tasks.findOneBy({ apiKeyId, id });
-  }
-
-  /** Worker-side read (the job carries only the task id). */
-  findById(id: string): Promise<VideoTaskEntity | null> {
-    return this.tasks.findOneBy({ id });
+    @InjectDataSource() db: DataSource,
+  ) {
+    super(tasks, db);
   }
 
   /** Newest first, `limit + 1` rows (the extra one says more exist). */
@@ -80,31 +65,9 @@ export class VideoTaskRepository {
   }
 
   /** Applies `changes` only when the task is still as `guard` says; true when it did. */
-  async transition(id: string, guard: TransitionGuard, changes: QueryDeepPartialEntity<VideoTaskEntity>): Promise<boolean> {
-    const qb = this.tasks.createQueryBuilder().update(VideoTaskEntity).set(changes).where('id = :id', { id });
-    if (guard.status) qb.andWhere('status IN (:...statuses)', { statuses: guard.status });
-    if (guard.phase) {
-      const named = guard.phase.filter((p): p is VideoTaskPhase => p !== null);
-      const parts = [named.length ? 'phase IN (:...phases)' : null, guard.phase.includes(null) ? 'phase IS NULL' : null].filter(Boolean);
-      qb.andWhere(`(${parts.join(' OR ')})`, { phases: named });
-    }
-    if (guard.operationIsNull) qb.andWhere('upstream_operation IS NULL');
-    const result = await qb.execute();
-    return (result.affected ?? 0) > 0;
-  }
-
-  /** Finished tasks whose media retention has ended and whose media is still stored. */
-  findExpiredMedia(now: Date, limit: number): Promise<VideoTaskEntity[]> {
-    return this.tasks
-      .createQueryBuilder('t')
-      .where('t.media_key IS NOT NULL AND t.media_deleted_at IS NULL AND t.expires_at <= :now', { now })
-      .orderBy('t.expires_at', 'ASC')
-      .limit(limit)
-      .getMany();
-  }
-
-  async markMediaDeleted(id: string, at: Date): Promise<void> {
-    await this.tasks.update({ id }, { mediaDeletedAt: at });
+  transition(id: string, guard: TransitionGuard, changes: QueryDeepPartialEntity<VideoTaskEntity>): Promise<boolean> {
+    const also = guard.operationIsNull ? [{ sql: 'upstream_operation IS NULL' }] : [];
+    return compareAndSet(this.managerOf(), VideoTaskEntity, id, { status: guard.status, phase: guard.phase, also }, changes);
   }
 
   // gs:// prefixes registered per workspace (rule 4: account-authorized objects).

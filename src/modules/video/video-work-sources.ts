@@ -1,7 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { microsToUsd } from '../../../libs/common/index.js';
 import { WorkReconciler } from '../../queue/work-reconciler.js';
-import { AdminTaskDirectory } from '../admin/index.js';
+import { AdminTaskDirectory, toAdminTaskSummary } from '../admin/index.js';
 import { VideoTaskRepository } from './video-task.repository.js';
 import { VIDEO_JOB_OPTIONS, VIDEO_PROCESS_JOB, VIDEO_QUEUE, videoJobId } from './video-jobs.js';
 
@@ -34,20 +33,8 @@ export class VideoWorkSources implements OnModuleInit {
     this.directory.register({
       kind: 'video',
       list: async (filter) =>
-        (await this.tasks.listAll({ limit: filter.limit, after: filter.after, status: filter.status as never, workspaceId: filter.workspaceId })).map(
-          (task) => ({
-            id: task.id,
-            kind: 'video',
-            workspaceId: task.workspaceId,
-            apiKeyId: task.apiKeyId,
-            model: task.model,
-            status: task.status,
-            phase: task.phase,
-            chargedUsd: task.chargedMicros === null ? null : microsToUsd(task.chargedMicros),
-            failureReason: task.failureReason,
-            createdAt: task.createdAt,
-            updatedAt: task.updatedAt,
-          }),
+        (await this.tasks.listAll({ limit: filter.limit, after: filter.after, status: filter.status as never, workspaceId: filter.workspaceId })).map((task) =>
+          toAdminTaskSummary('video', task),
         ),
     });
   }

@@ -1,20 +1,8 @@
 import { Pool, type Dispatcher } from 'undici';
 import { ProviderAdapterFor } from '../capabilities.js';
 import { CircuitBreaker } from '../video/circuit-breaker.js';
-import {
-  AUDIO_CAPABILITY,
-  AUDIO_MODEL_IDS,
-  type AudioModelId,
-  type AudioProvider,
-  type RecoverOutcome,
-  type SpeechJobSpec,
-  SpeechStreamError,
-  type StreamOutcome,
-  type SynthesisOutcome,
-  type VoiceInfo,
-  type VoicePage,
-  type VoiceQuery,
-} from './audio-provider.js';
+import { AUDIO_CAPABILITY, AUDIO_MODEL_IDS, SpeechStreamError } from './audio-provider.js';
+import type { AudioModelId, AudioProvider, RecoverOutcome, SpeechJobSpec, StreamOutcome, SynthesisOutcome, VoiceInfo, VoicePage, VoiceQuery } from './audio-provider.js';
 import { declaresMoreThan, readBounded } from './bounded-body.js';
 import { classifyRefusal, classifyTransportError, detailStatus, parseErrorBody, type UpstreamRefusal } from './elevenlabs-errors.js';
 import type { ElevenLabsDialogueBody, ElevenLabsSharedVoicesPage, ElevenLabsSpeechBody, ElevenLabsVoicesPage } from './elevenlabs-types.js';

@@ -38,22 +38,40 @@ function withoutUndefined(info: VoiceInfo): VoiceInfo {
   return Object.fromEntries(Object.entries(info).filter(([, value]) => value !== undefined)) as unknown as VoiceInfo;
 }
 
-/** A public-library voice: available, category `library`, every model (the upstream does not restrict them by voice). */
-export function fromSharedVoice(voice: ElevenLabsSharedVoice): VoiceInfo {
+/** What a voice says about itself: shared voices carry these as fields, account voices as `labels`. */
+interface VoiceTraits {
+  description?: string | null;
+  language?: string;
+  locale?: string;
+  accent?: string;
+  gender?: string;
+  age?: string;
+}
+
+/** The VoiceInfo of an upstream voice: every model (the upstream does not restrict them by voice), traits normalised. */
+function toVoiceInfo(
+  voice: Pick<ElevenLabsVoice, 'voice_id' | 'name' | 'preview_url'>,
+  standing: Pick<VoiceInfo, 'status' | 'standardRate' | 'category'>,
+  traits: VoiceTraits,
+): VoiceInfo {
   return withoutUndefined({
     id: voice.voice_id,
     name: voice.name ?? voice.voice_id,
-    status: 'available',
-    standardRate: isStandardRate(voice),
-    category: 'library',
+    ...standing,
     models: [...AUDIO_MODEL_IDS],
-    description: voice.description || voice.descriptive || undefined,
-    language: language(voice.language, voice.locale),
-    accent: voice.accent || undefined,
-    gender: gender(voice.gender),
-    age: age(voice.age),
+    description: traits.description || undefined,
+    language: language(traits.language, traits.locale),
+    accent: traits.accent || undefined,
+    gender: gender(traits.gender),
+    age: age(traits.age),
     previewUrl: voice.preview_url || undefined,
   });
+}
+
+/** A public-library voice: available, category `library`. */
+export function fromSharedVoice(voice: ElevenLabsSharedVoice): VoiceInfo {
+  const standing = { status: 'available', standardRate: isStandardRate(voice), category: 'library' } as const;
+  return toVoiceInfo(voice, standing, { ...voice, description: voice.description || voice.descriptive });
 }
 
 /**
@@ -64,20 +82,8 @@ export function fromSharedVoice(voice: ElevenLabsSharedVoice): VoiceInfo {
 export function fromAccountVoice(voice: ElevenLabsVoice): VoiceInfo {
   const premade = voice.category === 'premade';
   const labels = voice.labels ?? {};
-  return withoutUndefined({
-    id: voice.voice_id,
-    name: voice.name ?? voice.voice_id,
-    status: premade ? 'available' : 'private',
-    standardRate: true,
-    category: premade ? 'premade' : 'library',
-    models: [...AUDIO_MODEL_IDS],
-    description: voice.description || labels.description || undefined,
-    language: language(labels.language, labels.locale),
-    accent: labels.accent || undefined,
-    gender: gender(labels.gender),
-    age: age(labels.age),
-    previewUrl: voice.preview_url || undefined,
-  });
+  const standing = { status: premade ? 'available' : 'private', standardRate: true, category: premade ? 'premade' : 'library' } as const;
+  return toVoiceInfo(voice, standing, { ...labels, description: voice.description || labels.description });
 }
 
 /** `GET /v1/shared-voices` query of a library page; custom-rate voices are excluded upstream too. */

@@ -2,19 +2,8 @@ import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ProviderAdapterFor, SANDBOX_ADAPTER } from '../capabilities.js';
 import { parseSandboxDirectives, type SandboxDirectives } from '../sandbox/directives.js';
-import {
-  AUDIO_CAPABILITY,
-  AUDIO_MODEL_IDS,
-  type AudioProvider,
-  type RecoverOutcome,
-  type SpeechJobSpec,
-  SpeechStreamError,
-  type StreamOutcome,
-  type SynthesisOutcome,
-  type VoicePage,
-  type VoiceInfo,
-  type VoiceQuery,
-} from './audio-provider.js';
+import { AUDIO_CAPABILITY, AUDIO_MODEL_IDS, SpeechStreamError } from './audio-provider.js';
+import type { AudioProvider, RecoverOutcome, SpeechJobSpec, StreamOutcome, SynthesisOutcome, VoiceInfo, VoicePage, VoiceQuery } from './audio-provider.js';
 import { encodeMp3, encodeMp3Whole } from './mp3-encoder.js';
 import { findSandboxVoice, isUsableVoice, listSandboxVoices } from './sandbox-voice-catalogue.js';
 import { PCM_SAMPLE_RATE, pcmBlocks, planSpeech, renderPcm, type SpeechPlan } from './sandbox-speech.js';

@@ -6,23 +6,19 @@ import {
   IsArray,
   IsIn,
   IsInt,
-  IsObject,
   IsString,
   Length,
   Matches,
   Max,
   Min,
-  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { AUDIO_MODEL_IDS, AUDIO_OUTPUT_FORMATS, type AudioMode, type AudioModelId, type AudioOutputFormat } from '../../../../libs/providers/index.js';
 import { AUDIO_MAX_DIALOGUE_ENTRIES, AUDIO_MAX_SEED } from '../audio.constants.js';
+import { Optional, OptionalNested, TaskPageQueryDto } from '../../../app/dto-fields.js';
 
 export const AUDIO_MODES: readonly AudioMode[] = ['text_to_speech', 'text_to_dialogue'];
 export const TEXT_NORMALIZATION = ['auto', 'on', 'off'] as const;
-
-/** Optional, but `null` is not "absent": a field is either omitted or valid. */
-const Optional = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
 /** A voice as written by the client: an official id or a saved alias (resolved after validation). */
 const VOICE_LENGTH = [1, 128] as const;
@@ -52,8 +48,7 @@ export class AudioVoiceOptionsDto {
 }
 
 export class AudioProviderOptionsDto {
-  @ApiPropertyOptional({ type: AudioVoiceOptionsDto })
-  @Optional() @IsObject() @ValidateNested() @Type(() => AudioVoiceOptionsDto)
+  @OptionalNested(AudioVoiceOptionsDto)
   voice?: AudioVoiceOptionsDto;
 }
 
@@ -81,12 +76,10 @@ export class CreateAudioGenerationDto {
   @Optional() @IsString()
   prompt?: string;
 
-  @ApiPropertyOptional({ type: AudioControlsDto })
-  @Optional() @IsObject() @ValidateNested() @Type(() => AudioControlsDto)
+  @OptionalNested(AudioControlsDto)
   controls?: AudioControlsDto;
 
-  @ApiPropertyOptional({ type: AudioProviderOptionsDto })
-  @Optional() @IsObject() @ValidateNested() @Type(() => AudioProviderOptionsDto)
+  @OptionalNested(AudioProviderOptionsDto)
   providerOptions?: AudioProviderOptionsDto;
 
   @ApiPropertyOptional({ type: [DialogueEntryDto], minItems: 1, maxItems: AUDIO_MAX_DIALOGUE_ENTRIES, description: 'Dialogue only' })
@@ -105,15 +98,7 @@ export class CreateSpeechDto extends CreateAudioGenerationDto {
   override mode: AudioMode = 'text_to_speech';
 }
 
-export class ListAudioGenerationsQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
-  @Optional() @IsInt() @Min(1) @Max(100)
-  limit?: number;
-
-  @ApiPropertyOptional({ description: 'nextCursor of the previous page' })
-  @Optional() @IsString() @Length(1, 512)
-  after?: string;
-
+export class ListAudioGenerationsQueryDto extends TaskPageQueryDto {
   @ApiPropertyOptional({ enum: ['queued', 'processing', 'succeeded', 'failed', 'cancelled'] })
   @Optional() @IsIn(['queued', 'processing', 'succeeded', 'failed', 'cancelled'])
   status?: 'queued' | 'processing' | 'succeeded' | 'failed' | 'cancelled';

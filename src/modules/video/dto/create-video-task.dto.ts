@@ -1,5 +1,4 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -8,18 +7,16 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
-  IsObject,
   IsString,
   Length,
   Max,
   Min,
   registerDecorator,
-  ValidateIf,
-  ValidateNested,
   type ValidationOptions,
 } from 'class-validator';
 import type { VideoMode, VideoRatio, VideoResolutionName } from '../../../../libs/providers/index.js';
 import { VIDEO_MODELS, type VideoModel } from '../../billing/index.js';
+import { Optional, OptionalNested, TaskPageQueryDto } from '../../../app/dto-fields.js';
 
 export const VIDEO_MODES: readonly VideoMode[] = [
   'text_to_video',
@@ -31,9 +28,6 @@ export const VIDEO_MODES: readonly VideoMode[] = [
 ];
 export const VIDEO_RESOLUTIONS: readonly VideoResolutionName[] = ['360p', '720p', '1080p', '4k'];
 export const VIDEO_RATIOS: readonly VideoRatio[] = ['16:9', '9:16'];
-
-/** Optional, but `null` is not "absent": a field is either omitted or valid. */
-const Optional = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
 const GS_URI = /^gs:\/\/[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]\/\S+$/;
 
@@ -146,28 +140,17 @@ export class CreateVideoTaskDto {
   @Optional() @IsIn(VIDEO_MODES)
   mode?: VideoMode;
 
-  @ApiPropertyOptional({ type: VideoAssetsDto })
-  @Optional() @IsObject() @ValidateNested() @Type(() => VideoAssetsDto)
+  @OptionalNested(VideoAssetsDto)
   assets?: VideoAssetsDto;
 
-  @ApiPropertyOptional({ type: VideoControlsDto })
-  @Optional() @IsObject() @ValidateNested() @Type(() => VideoControlsDto)
+  @OptionalNested(VideoControlsDto)
   controls?: VideoControlsDto;
 
-  @ApiPropertyOptional({ type: VideoProviderOptionsDto })
-  @Optional() @IsObject() @ValidateNested() @Type(() => VideoProviderOptionsDto)
+  @OptionalNested(VideoProviderOptionsDto)
   providerOptions?: VideoProviderOptionsDto;
 }
 
-export class ListVideoTasksQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
-  @Optional() @IsInt() @Min(1) @Max(100)
-  limit?: number;
-
-  @ApiPropertyOptional({ description: 'nextCursor of the previous page' })
-  @Optional() @IsString() @Length(1, 512)
-  after?: string;
-
+export class ListVideoTasksQueryDto extends TaskPageQueryDto {
   @ApiPropertyOptional({ enum: ['queued', 'running', 'succeeded', 'failed'] })
   @Optional() @IsIn(['queued', 'running', 'succeeded', 'failed'])
   status?: 'queued' | 'running' | 'succeeded' | 'failed';

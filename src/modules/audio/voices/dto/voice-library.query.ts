@@ -1,14 +1,13 @@
 import { Injectable, type PipeTransform } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
-import { IsIn, IsString, Matches, MaxLength, MinLength, ValidateIf, validate } from 'class-validator';
+import { IsIn, IsString, Matches, MaxLength, MinLength, validate } from 'class-validator';
 import type { VoiceQuery } from '../../../../../libs/providers/index.js';
+import { Optional } from '../../../../app/dto-fields.js';
 import { invalidQuery } from '../voice-errors.js';
 
 /** The deepest page a client may ask for: 10,000 × 30 voices is past any catalogue, and it bounds the upstream work. */
 export const MAX_LIBRARY_PAGE = 10_000;
 export const LIBRARY_PAGE_SIZE = 30;
-
-const Optional = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
 /** The query string as it arrives: strings only (a repeated parameter arrives as an array and is refused). */
 class VoiceLibraryQueryDto {

@@ -1,0 +1,60 @@
+import type { DataSource, FindOptionsWhere, ObjectLiteral, QueryDeepPartialEntity, Repository } from 'typeorm';
+import { entityManagerOf, inTransaction, type TransactionHandle } from './transaction.js';
+
+/** The columns every domain's task row shares: its owner and the retention of its stored media. */
+export interface TaskRow extends ObjectLiteral {
+  id: string;
+  apiKeyId: string;
+  mediaKey: string | null;
+  expiresAt: Date | null;
+  mediaDeletedAt: Date | null;
+}
+
+/**
+ * The statements a task table of any domain (video, audio) runs the same way; each domain's
+ * repository extends this with its own listing, pending and compare-and-set guards.
+ */
+export abstract class TaskRowRepository<E extends TaskRow> {
+  protected constructor(
+    protected readonly tasks: Repository<E>,
+    protected readonly db: DataSource,
+  ) {}
+
+  /** One transaction for the task row and what must commit with it (hold, idempotency key, outbox rows). */
+  transaction<T>(work: (tx: TransactionHandle) => Promise<T>): Promise<T> {
+    return inTransaction(this.db, work);
+  }
+
+  async insert(tx: TransactionHandle, task: E): Promise<void> {
+    await entityManagerOf(tx).insert(this.tasks.target, task);
+  }
+
+  findOwned(apiKeyId: string, id: string): Promise<E | null> {
+    return this.tasks.findOneBy({ apiKeyId, id } as FindOptionsWhere<E>);
+  }
+
+  /** Worker-side read (the job carries only the task id). */
+  findById(id: string, tx?: TransactionHandle): Promise<E | null> {
+    const where = { id } as FindOptionsWhere<E>;
+    return tx ? entityManagerOf(tx).findOneBy(this.tasks.target, where) : this.tasks.findOneBy(where);
+  }
+
+  /** Finished tasks whose media retention has ended and whose media is still stored. */
+  findExpiredMedia(now: Date, limit: number): Promise<E[]> {
+    return this.tasks
+      .createQueryBuilder('t')
+      .where('t.media_key IS NOT NULL AND t.media_deleted_at IS NULL AND t.expires_at <= :now', { now })
+      .orderBy('t.expires_at', 'ASC')
+      .limit(limit)
+      .getMany();
+  }
+
+  async markMediaDeleted(id: string, at: Date): Promise<void> {
+    await this.tasks.update({ id } as FindOptionsWhere<E>, { mediaDeletedAt: at } as Partial<E> as QueryDeepPartialEntity<E>);
+  }
+
+  /** The manager that writes: the transaction's when given, else the repository's own. */
+  protected managerOf(tx?: TransactionHandle) {
+    return tx ? entityManagerOf(tx) : this.tasks.manager;
+  }
+}
