@@ -5,9 +5,10 @@ import { InvalidEnvironmentError } from '../config/environment.js';
 import { helpText, parseCommandLine, UsageError } from './commands.js';
 
 /**
- * Operator CLI: `npm run cli -- <command> [--flags]` (see `help`). It boots the same modules as
- * the service, as an application context with APP_ROLE=api (no HTTP server, no queue workers,
- * no periodic jobs), calls AdminService like the admin API does, prints JSON on stdout and exits.
+ * Operator CLI: `npm run cli -- <command> [--flags]` (see `help`). It boots only the platform,
+ * identity and billing (CliModule) as an application context with APP_ROLE=api (no HTTP server,
+ * no queue workers, no periodic jobs), calls AdminService like the admin API does, prints JSON on
+ * stdout and exits.
  *
  * Exit codes: 0 done, 1 refused or failed (unknown id, conflict, configuration, database), 2
  * bad command line (nothing was booted).
@@ -51,15 +52,15 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
 
-  // The service's modules load only now, so help and bad input answer at once.
-  const [{ NestFactory }, { AppModule }, { AppConfig }, { AdminService }] = await Promise.all([
+  // The modules load only now, so help and bad input answer at once.
+  const [{ NestFactory }, { CliModule }, { AppConfig }, { AdminService }] = await Promise.all([
     import('@nestjs/core'),
-    import('../app.module.js'),
+    import('./cli.module.js'),
     import('../config/app-config.js'),
     import('../modules/admin/admin.service.js'),
   ]);
   const config = AppConfig.fromProcess({ APP_ROLE: 'api', DEMO_SEED: 'false' });
-  const app = await NestFactory.createApplicationContext(AppModule.create(config), {
+  const app = await NestFactory.createApplicationContext(CliModule.create(config), {
     logger: new StderrLogger(parsed.verbose),
     abortOnError: false,
   });
