@@ -1,5 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import type { Logger as PinoLogger } from 'pino';
 import { ErrorDomainsModule } from '../app/error-domains.module.js';
+import { LoggingModule } from '../app/logger.js';
 import type { AppConfig } from '../config/app-config.js';
 import { ConfigModule } from '../config/config.module.js';
 import { DatabaseModule } from '../database/database.module.js';
@@ -17,11 +19,12 @@ import { QueueModule } from '../queue/queue.module.js';
  */
 @Module({})
 export class CliModule {
-  static create(config: AppConfig): DynamicModule {
+  static create(config: AppConfig, logger: PinoLogger): DynamicModule {
     return {
       module: CliModule,
       imports: [
         ConfigModule.forRoot(config),
+        LoggingModule.forRoot(logger),
         MetricsModule,
         ErrorDomainsModule.forRoot(),
         // Refusals read as the admin API's do (`admin.not_found`), as AdminModule registers them.

@@ -1,5 +1,4 @@
 import 'reflect-metadata';
-import type { LoggerService } from '@nestjs/common';
 import { DomainError, ErrorDomains } from '../../libs/common/index.js';
 import { InvalidEnvironmentError } from '../config/environment.js';
 import { helpText, parseCommandLine, UsageError } from './commands.js';
@@ -13,26 +12,6 @@ import { helpText, parseCommandLine, UsageError } from './commands.js';
  * Exit codes: 0 done, 1 refused or failed (unknown id, conflict, configuration, database), 2
  * bad command line (nothing was booted).
  */
-
-/** Logs go to stderr so stdout stays parseable JSON; only errors unless --verbose. */
-class StderrLogger implements LoggerService {
-  constructor(private readonly chatty: boolean) {}
-  log(message: unknown, context?: string): void {
-    if (this.chatty) this.write('log', message, context);
-  }
-  warn(message: unknown, context?: string): void {
-    if (this.chatty) this.write('warn', message, context);
-  }
-  error(message: unknown, ...rest: unknown[]): void {
-    this.write('error', message, rest.filter((r) => typeof r === 'string').at(-1));
-  }
-  debug(): void {}
-  verbose(): void {}
-  private write(level: string, message: unknown, context?: string): void {
-    const text = message instanceof Error ? (message.stack ?? message.message) : typeof message === 'string' ? message : JSON.stringify(message);
-    process.stderr.write(`[${level}]${context ? ` ${context}:` : ''} ${text}\n`);
-  }
-}
 
 function print(stream: NodeJS.WriteStream, text: string): Promise<void> {
   return new Promise((resolve) => stream.write(text, () => resolve()));
@@ -53,17 +32,20 @@ async function main(argv: string[]): Promise<number> {
   }
 
   // The modules load only now, so help and bad input answer at once.
-  const [{ NestFactory }, { CliModule }, { AppConfig }, { AdminService }] = await Promise.all([
+  const [{ NestFactory }, { CliModule }, { AppConfig }, { AdminService }, { createRootLogger }, { Logger }, { pino }] = await Promise.all([
     import('@nestjs/core'),
     import('./cli.module.js'),
     import('../config/app-config.js'),
     import('../modules/admin/admin.service.js'),
+    import('../app/logger.js'),
+    import('nestjs-pino'),
+    import('pino'),
   ]);
   const config = AppConfig.fromProcess({ APP_ROLE: 'api', DEMO_SEED: 'false' });
-  const app = await NestFactory.createApplicationContext(CliModule.create(config), {
-    logger: new StderrLogger(parsed.verbose),
-    abortOnError: false,
-  });
+  // JSON log lines on stderr, so stdout stays the command's JSON; only errors unless --verbose.
+  const logger = createRootLogger(config, { destination: pino.destination({ fd: 2, sync: true }), level: parsed.verbose ? config.env.LOG_LEVEL : 'error' });
+  const app = await NestFactory.createApplicationContext(CliModule.create(config, logger), { bufferLogs: true, abortOnError: false });
+  app.useLogger(app.get(Logger));
   try {
     const result = await parsed.command.run(app.get(AdminService), parsed.input);
     await print(process.stdout, `${JSON.stringify(result, null, 2)}\n`);
