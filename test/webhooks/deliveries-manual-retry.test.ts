@@ -163,6 +163,12 @@ describe('webhook deliveries: log, manual retry, disable', () => {
     assert.equal(second.body.nextCursor, null);
     await assertError(await t.request(endpointPath(endpoint.id, '/deliveries?limit=0'), { key: account.key }), 400, 'webhook.invalid_field');
     await assertError(await t.request(endpointPath(endpoint.id, '/deliveries?after=zzz'), { key: account.key }), 400, 'webhook.invalid_field');
+    // Cursors a JavaScript Date accepts but PostgreSQL does not (these were 500s): an extreme year, a NUL in the id.
+    for (const raw of ['-271821-04-20T00:00:00.000Z|delivery:x', '2026-01-01T00:00:00.000Z|a\u0000b']) {
+      const after = Buffer.from(raw, 'utf8').toString('base64url');
+      await assertError(await t.request(endpointPath(endpoint.id, `/deliveries?after=${after}`), { key: account.key }), 400, 'webhook.invalid_field');
+      await assertError(await t.request(`/admin/v1/webhook-deliveries?after=${after}`, { admin: true }), 400, 'admin.invalid_field');
+    }
     await assertError(await t.request(endpointPath(endpoint.id, '/deliveries?status=failed'), { key: account.key }), 400, 'webhook.unknown_field');
   });
 
