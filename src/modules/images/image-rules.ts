@@ -38,8 +38,15 @@ export function applyImageRules(dto: CreateImageGenerationDto): ImageRules {
   if ((prompt === undefined || prompt.trim() === '') && referenceSources.length === 0) {
     throw imageInvalid(ImageErrorCode.PromptRequired, 'prompt: required unless at least one reference image is given');
   }
-  if (prompt !== undefined && prompt.length > IMAGE_MAX_PROMPT_CHARACTERS) {
-    throw imageInvalid(ImageErrorCode.PromptTooLong, `prompt: at most ${IMAGE_MAX_PROMPT_CHARACTERS} characters`);
+  if (prompt !== undefined) {
+    // Stored in the row's jsonb snapshot, which takes neither NUL nor half a surrogate pair (and no upstream wants them).
+    if (!isStorableText(prompt)) {
+      throw imageInvalid(ImageErrorCode.InvalidField, 'prompt: must not contain NUL characters or unpaired UTF-16 surrogates');
+    }
+    // Characters are code points (an emoji is one), not UTF-16 units.
+    if (characterCount(prompt) > IMAGE_MAX_PROMPT_CHARACTERS) {
+      throw imageInvalid(ImageErrorCode.PromptTooLong, `prompt: at most ${IMAGE_MAX_PROMPT_CHARACTERS} characters`);
+    }
   }
 
   const size = dto.controls?.size ?? IMAGE_DEFAULT_SIZE;
@@ -68,6 +75,21 @@ export function applyImageRules(dto: CreateImageGenerationDto): ImageRules {
     generationConfig: vendor?.generationConfig ? definedOnly(vendor.generationConfig) : undefined,
     safetySettings: vendor?.safetySettings?.map((setting) => definedOnly(setting)),
   };
+}
+
+// eslint-disable-next-line no-control-regex -- finding U+0000 is the point
+const NOT_STORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** False for text holding U+0000 or an unpaired surrogate: PostgreSQL's jsonb refuses both. */
+export function isStorableText(text: string): boolean {
+  return !NOT_STORABLE.test(text);
+}
+
+/** Code points, not UTF-16 units. */
+function characterCount(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
 }
 
 /** The fields the client set (class-transformer gives absent DTO fields as `undefined` keys): what is forwarded and stored. */
