@@ -138,6 +138,15 @@ describe('image generation (sandbox key, real app)', () => {
     assert.ok(!JSON.stringify(row!.request).includes(fixtures.webp.toString('base64').slice(0, 40)), 'no image bytes in the row');
   });
 
+  it('keeps the shape of the reference in an edit that names no ratio (as the upstream does): a 16:9 picture stays 16:9', async () => {
+    const wide = await sharp({ create: { width: 1376, height: 768, channels: 3, background: '#2266cc' } }).png().toBuffer();
+    const answer = await generate({ model: 'vendor-3.1-flash-image', prompt: 'the same scene at night', assets: { referenceImages: [dataUrl(wide)] } });
+    const meta = await sharp((await fetchImage(answer.outputs.images[0]!)).bytes).metadata();
+    assert.deepEqual([meta.width, meta.height], [1376, 768]);
+    const row = await generationRow(t, answer.id);
+    assert.equal((row!.request as { aspectRatio?: string }).aspectRatio, undefined, 'the row records that no ratio was named');
+  });
+
   it('takes 14 references, the most a request may carry', async () => {
     const answer = await generate({ model: 'vendor-3.1-flash-image', prompt: 'a collage', assets: { referenceImages: Array.from({ length: 14 }, (_, i) => (i % 2 ? dataUrl(fixtures.jpeg, 'image/jpeg') : `${media.base}/ref.png`)) } });
     const row = await generationRow(t, answer.id);

@@ -67,6 +67,12 @@ describe('image request rules', () => {
     assert.equal((await validate({ model: 'vendor-3-pro-image', prompt: '\u{1F3A8}'.repeat(10_000) })).prompt!.length, 20_000);
   });
 
+  it('leaves the ratio unnamed for an edit that names none (the picture follows the references), 1:1 for a new picture', async () => {
+    assert.equal((await validate({ model: 'vendor-3.1-flash-image', assets: { referenceImages: [PNG_DATA] } })).aspectRatio, undefined);
+    assert.equal((await validate({ model: 'vendor-3.1-flash-image', prompt: 'x', assets: { referenceImages: [PNG_DATA] }, controls: { aspectRatio: '4:5' } })).aspectRatio, '4:5');
+    assert.equal((await validate({ model: 'vendor-3.1-flash-image', prompt: 'x', assets: { referenceImages: [] } })).aspectRatio, '1:1');
+  });
+
   it('accepts every size each model offers and 9:21 on pro and flash', async () => {
     for (const size of ['1K', '2K', '4K']) assert.equal((await validate({ model: 'vendor-3-pro-image', prompt: 'x', controls: { size } })).size, size);
     for (const size of ['512', '1K', '2K', '4K']) assert.equal((await validate({ model: 'vendor-3.1-flash-image', prompt: 'x', controls: { size } })).size, size);

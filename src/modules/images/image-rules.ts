@@ -20,7 +20,8 @@ export interface ImageRules {
   /** As the client wrote them; loaded (fetched, decoded, sniffed) by ImageReferenceLoader. */
   referenceSources: string[];
   size: ImageSizeName;
-  aspectRatio: ImageAspectRatio;
+  /** Absent for an edit (references given) that names no ratio: the picture follows the references. */
+  aspectRatio?: ImageAspectRatio;
   generationConfig?: Record<string, number>;
   safetySettings?: Array<Record<string, string>>;
 }
@@ -54,9 +55,10 @@ export function applyImageRules(dto: CreateImageGenerationDto): ImageRules {
   if (!(sizes as readonly string[]).includes(size)) {
     throw imageInvalid(ImageErrorCode.UnsupportedSize, `controls.size: ${model} offers ${sizes.join(', ')}`);
   }
-  const aspectRatio = dto.controls?.aspectRatio ?? IMAGE_DEFAULT_ASPECT_RATIO;
+  // Unnamed, a new picture is square and an edit follows its references (the upstream's own defaults).
+  const aspectRatio = dto.controls?.aspectRatio ?? (referenceSources.length > 0 ? undefined : IMAGE_DEFAULT_ASPECT_RATIO);
   const ratios = IMAGE_MODEL_ASPECT_RATIOS[model];
-  if (!(ratios as readonly string[]).includes(aspectRatio)) {
+  if (aspectRatio !== undefined && !(ratios as readonly string[]).includes(aspectRatio)) {
     throw imageInvalid(ImageErrorCode.UnsupportedAspectRatio, `controls.aspectRatio: ${model} offers ${ratios.join(', ')}`);
   }
 
@@ -71,7 +73,7 @@ export function applyImageRules(dto: CreateImageGenerationDto): ImageRules {
     prompt: prompt === undefined || prompt.trim() === '' ? undefined : prompt,
     referenceSources,
     size: size as ImageSizeName,
-    aspectRatio: aspectRatio as ImageAspectRatio,
+    aspectRatio: aspectRatio as ImageAspectRatio | undefined,
     generationConfig: vendor?.generationConfig ? definedOnly(vendor.generationConfig) : undefined,
     safetySettings: vendor?.safetySettings?.map((setting) => definedOnly(setting)),
   };

@@ -27,7 +27,10 @@ export class ImageControlsDto {
   @Optional() @IsString()
   size?: string;
 
-  @ApiPropertyOptional({ enum: IMAGE_ASPECT_RATIOS, default: '1:1', description: '9:21 on the pro and flash models only' })
+  @ApiPropertyOptional({
+    enum: IMAGE_ASPECT_RATIOS,
+    description: '9:21 on the pro and flash models only. Unnamed: 1:1 for a new picture; an edit (reference images given) follows the references, as the upstream does',
+  })
   @Optional() @IsString()
   aspectRatio?: string;
 }
@@ -50,7 +53,7 @@ export class ImageGenerationConfigDto {
   @Optional() @IsInt() @Min(-2_147_483_648) @Max(2_147_483_647)
   seed?: number;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 65_536, description: 'Caps the text the model may say beside the image' })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 65_536, description: 'Forwarded as is; the upstream counts the image tokens in it too, so a small value can end in image.no_image' })
   @Optional() @IsInt() @Min(1) @Max(65_536)
   maxOutputTokens?: number;
 
