@@ -35,6 +35,12 @@ const REFUSALS: Array<[string, Record<string, unknown>, string, string]> = [
   ['dialogue of 11 voices', { model: 'voice_v4', mode: 'text_to_dialogue', dialogue: Array.from({ length: 11 }, (_, i) => ({ text: 'a', voiceId: `voice-${i}` })) }, 'audio.invalid_field', 'dialogue'],
   ['dialogue over 2,000 characters', { model: 'voice_v4', mode: 'text_to_dialogue', dialogue: [line(0, 'a'.repeat(1500)), line(1, 'b'.repeat(501))] }, 'audio.text_too_long', 'dialogue'],
   ['dialogue with an unknown voice', { model: 'voice_v4', mode: 'text_to_dialogue', dialogue: [line(0), { text: 'x', voiceId: UNKNOWN_VOICE_ID }] }, 'audio.voice_unsupported', 'dialogue.1.voiceId'],
+  ['prompt of whitespace only', speechBody({ prompt: ' \n\t ' }), 'audio.invalid_field', 'prompt'],
+  ['prompt with a NUL character', speechBody({ prompt: 'a\u0000b' }), 'audio.invalid_field', 'prompt'],
+  ['prompt with a lone surrogate', speechBody({ prompt: 'a\ud800b' }), 'audio.invalid_field', 'prompt'],
+  ['dialogue line with a NUL character', { model: 'voice_v4', mode: 'text_to_dialogue', dialogue: [line(0), line(1, 'b\u0000')] }, 'audio.invalid_field', 'dialogue.1.text'],
+  ['prompt of 2,001 emoji', speechBody({ prompt: '😀'.repeat(2001) }), 'audio.text_too_long', 'prompt'],
+  ['prompt of 2,001 code points with combining accents', speechBody({ prompt: `${'e\u0301'.repeat(1000)}e` }), 'audio.text_too_long', 'prompt'],
   ['unknown webhook endpoint', speechBody({ webhookEndpointId: 'webhook:00000000-0000-4000-8000-000000000000' }), 'audio.webhook_endpoint_not_found', 'webhookEndpointId'],
 ];
 
@@ -123,6 +129,13 @@ describe('audio generations API: validation, money, idempotency, ownership', () 
     assert.equal(theirs.headers.get('idempotency-replay'), null);
     const rows = await t.db.query(`SELECT endpoint FROM audio_idempotency WHERE key = 'scope-1'`);
     assert.equal(rows.length, 2);
+    // Another key's record is invisible: a different request under the same key string is no conflict.
+    const stranger = await createAccount(t, { creditUsd: 1, environment: 'test' });
+    const strangers = await createAudio(t, stranger, speechBody({ prompt: 'something else entirely' }), { 'idempotency-key': 'scope-1' });
+    assert.equal(strangers.status, 200, JSON.stringify(strangers.body));
+    assert.notEqual(strangers.body.id, mine.body.id);
+    assert.equal(strangers.headers.get('idempotency-replay'), null);
+    await waitForAudio(t, stranger, strangers.body.id);
     await waitForAudio(t, account, mine.body.id);
     await waitForAudio(t, other, theirs.body.id);
   });
@@ -216,6 +229,21 @@ describe('audio generations API: validation, money, idempotency, ownership', () 
     const bad = await t.request('/api/svc/v1/audio/generations?status=running', { key: lister.key });
     assert.equal(bad.status, 400);
     assert.equal(((await bad.json()) as any).error.code, 'audio.invalid_field');
+  });
+
+  it('counts characters as Unicode code points: 2,000 emoji or 1,000 accented letters (e + U+0301) fit, and are held as such', async () => {
+    for (const prompt of ['😀'.repeat(2000), 'e\u0301'.repeat(1000)]) {
+      const estimate = await t.request('/v1/audio/estimate', { method: 'POST', key: account.key, json: speechBody({ prompt }) });
+      assert.equal(estimate.status, 200);
+      assert.deepEqual(await estimate.json(), { model: 'voice_v4', mode: 'text_to_speech', inputCharacters: 2000, billableCharacters: 2000, estimatedUsd: (240 * 2000) / 1e6 });
+    }
+    const prompt = 'Caf\u00e9 vs cafe\u0301 👍🏽';
+    const created = await createAudio(t, account, speechBody({ prompt }));
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    // C a f é (4) + " vs " (4) + c a f e ◌́ (5) + space (1) + 👍 + skin tone (2) = 16 code points.
+    assert.equal(created.body.usage.inputCharacters, 16);
+    assert.equal((await ledgerOf(t, created.body.id)).amount, 240n * 16n);
+    await waitForAudio(t, account, created.body.id);
   });
 
   it('estimates with the same validation and no hold, no task', async () => {
