@@ -271,6 +271,35 @@ describe('audio generations API: validation, money, idempotency, ownership', () 
     assert.deepEqual(models[0].outputFormats, ['mp3_44100_128', 'pcm_24000']);
   });
 
+  it('documents every audio route in /docs/json, each with its 401, and the speech stream with its audio types and headers', async () => {
+    const doc = (await (await t.request('/docs/json')).json()) as { paths: Record<string, Record<string, any>> };
+    const routes = Object.entries(doc.paths)
+      .filter(([path]) => /^\/(v1|api\/svc\/v1)\/audio\//.test(path) && !path.includes('/realtime'))
+      .flatMap(([path, operations]) => Object.entries(operations).map(([method, operation]) => [`${method.toUpperCase()} ${path}`, operation] as const));
+    assert.deepEqual(routes.map(([route]) => route).sort(), [
+      'DELETE /v1/audio/voices/{voiceIdOrAlias}',
+      'GET /api/svc/v1/audio/generations',
+      'GET /api/svc/v1/audio/generations/{id}',
+      'GET /v1/audio/generations',
+      'GET /v1/audio/generations/{id}',
+      'GET /v1/audio/models',
+      'GET /v1/audio/voice-library',
+      'GET /v1/audio/voices',
+      'POST /v1/audio/estimate',
+      'POST /v1/audio/generations',
+      'POST /v1/audio/speech',
+      'POST /v1/audio/voices/import',
+    ]);
+    for (const [route, operation] of routes) assert.ok(operation.responses['401'], `${route} documents 401`);
+    const create = doc.paths['/v1/audio/generations']!.post!;
+    assert.deepEqual(Object.keys(create.responses).sort(), ['200', '400', '401', '402', '409', '429', '503']);
+    assert.ok(create.parameters.some((p: any) => p.in === 'header' && p.name === 'Idempotency-Key'));
+    const speech = doc.paths['/v1/audio/speech']!.post!;
+    assert.deepEqual(Object.keys(speech.responses['200'].content).sort(), ['audio/L16;rate=24000;channels=1', 'audio/mpeg']);
+    assert.ok(speech.responses['200'].headers['x-svc-task-id']);
+    assert.ok(speech.parameters.some((p: any) => p.in === 'header' && p.name === 'Idempotency-Key'));
+  });
+
   it('shows audio tasks in the admin task list', async () => {
     const created = await createAudio(t, account, speechBody({ prompt: 'for the operators' }));
     await waitForAudio(t, account, created.body.id);

@@ -10,6 +10,7 @@ import {
   ApiServiceUnavailableResponse,
   ApiTags,
   ApiTooManyRequestsResponse,
+  ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { Page } from '../../../libs/common/index.js';
@@ -29,6 +30,7 @@ const IDEMPOTENCY_HEADER = {
 
 @ApiTags('audio')
 @ApiKeyRoute()
+@ApiUnauthorizedResponse({ type: ErrorEnvelopeDto, description: '`audio.unauthorized`: missing, malformed, unknown or revoked key' })
 @Controller('v1/audio')
 export class AudioController {
   constructor(
@@ -60,6 +62,7 @@ export class AudioController {
   @Get('generations')
   @ApiOperation({ summary: "The calling key's audio tasks, newest first (cursor paging); same as GET /api/svc/v1/audio/generations" })
   @ApiOkResponse({ type: AudioTaskPageDto })
+  @ApiBadRequestResponse({ type: ErrorEnvelopeDto, description: '`audio.invalid_field` or `audio.unknown_field`: a malformed `limit`, `after` or `status`, or an unknown parameter' })
   list(@CurrentKey() key: AuthenticatedKey, @Query() query: ListAudioGenerationsQueryDto): Promise<Page<AudioTaskResponseDto>> {
     return this.audioTasks.list(key, query);
   }
@@ -76,7 +79,8 @@ export class AudioController {
   @HttpCode(200)
   @ApiOperation({ summary: 'What a generation request would cost: the same validation, no hold, no task' })
   @ApiOkResponse({ type: AudioEstimateDto })
-  @ApiBadRequestResponse({ type: ErrorEnvelopeDto })
+  @ApiBadRequestResponse({ type: ErrorEnvelopeDto, description: 'the creation refusals (fields, mode, voices, text length, webhook endpoint)' })
+  @ApiServiceUnavailableResponse({ type: ErrorEnvelopeDto, description: '`audio.unavailable`' })
   estimate(@CurrentKey() key: AuthenticatedKey, @Body() dto: CreateAudioGenerationDto): Promise<AudioEstimateDto> {
     return this.generations.estimate(key, dto);
   }
@@ -92,6 +96,7 @@ export class AudioController {
 /** The listing path of the spec (Endpoints › Audio 3) and the retrieval beside it (DESIGN §4). */
 @ApiTags('audio')
 @ApiKeyRoute()
+@ApiUnauthorizedResponse({ type: ErrorEnvelopeDto, description: '`audio.unauthorized`: missing, malformed, unknown or revoked key' })
 @Controller('api/svc/v1/audio/generations')
 export class AudioListingController {
   constructor(private readonly audioTasks: AudioTaskService) {}
@@ -99,6 +104,7 @@ export class AudioListingController {
   @Get()
   @ApiOperation({ summary: "The calling key's audio tasks, newest first (cursor paging)" })
   @ApiOkResponse({ type: AudioTaskPageDto })
+  @ApiBadRequestResponse({ type: ErrorEnvelopeDto, description: '`audio.invalid_field` or `audio.unknown_field`: a malformed `limit`, `after` or `status`, or an unknown parameter' })
   list(@CurrentKey() key: AuthenticatedKey, @Query() query: ListAudioGenerationsQueryDto): Promise<Page<AudioTaskResponseDto>> {
     return this.audioTasks.list(key, query);
   }

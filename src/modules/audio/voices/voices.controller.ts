@@ -9,6 +9,7 @@ import {
   ApiQuery,
   ApiServiceUnavailableResponse,
   ApiTags,
+  ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import { ErrorEnvelopeDto } from '../../../app/error-envelope.dto.js';
 import { ApiKeyRoute, type AuthenticatedKey, CurrentKey } from '../../identity/index.js';
@@ -20,6 +21,7 @@ import { VoiceLibraryService } from './voice-library.service.js';
 
 @ApiTags('audio')
 @ApiKeyRoute()
+@ApiUnauthorizedResponse({ type: ErrorEnvelopeDto, description: '`audio.unauthorized`: missing, malformed, unknown or revoked key' })
 @Controller('v1/audio')
 export class VoicesController {
   constructor(
@@ -55,6 +57,7 @@ export class VoicesController {
   @ApiOkResponse({ type: SavedVoiceResponseDto })
   @ApiBadRequestResponse({ type: ErrorEnvelopeDto, description: '`audio.voice_unsupported`, `audio.invalid_field`, `audio.unknown_field`' })
   @ApiConflictResponse({ type: ErrorEnvelopeDto, description: '`audio.alias_conflict`, `audio.saved_voices_limit`' })
+  @ApiServiceUnavailableResponse({ type: ErrorEnvelopeDto, description: '`audio.unavailable`: the voice catalogue cannot be read' })
   import(@CurrentKey() key: AuthenticatedKey, @Body() dto: ImportVoiceDto): Promise<SavedVoiceResponseDto> {
     return this.saved.import(key, dto);
   }
