@@ -1,4 +1,4 @@
-import { Body, Controller, Headers, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, Post, Req, Res, UseInterceptors } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
@@ -16,6 +16,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorEnvelopeDto } from '../../app/error-envelope.dto.js';
 import { ApiKeyRoute, type AuthenticatedKey, CurrentKey } from '../identity/index.js';
 import { AudioSpeechService } from './audio-speech.service.js';
+import { DialogueBoundInterceptor } from './dialogue-bound.interceptor.js';
 import { CreateSpeechDto } from './dto/create-audio-generation.dto.js';
 
 @ApiTags('audio')
@@ -27,6 +28,7 @@ export class AudioSpeechController {
 
   @Post('speech')
   @HttpCode(200)
+  @UseInterceptors(DialogueBoundInterceptor)
   @ApiOperation({
     summary: 'Speak a text_to_speech request as a chunked audio stream',
     description:
