@@ -32,8 +32,9 @@ const REFUSALS: Array<[string, Record<string, unknown>, string, string]> = [
   ['dialogue with a prompt', { model: 'voice_v4', mode: 'text_to_dialogue', prompt: 'x', dialogue: [line(0)] }, 'audio.invalid_field', 'prompt'],
   ['dialogue with a top-level voice', { model: 'voice_v4', mode: 'text_to_dialogue', controls: { voiceId: V4[0]!.id }, dialogue: [line(0)] }, 'audio.invalid_field', 'controls.voiceId'],
   ['dialogue of 101 lines', { model: 'voice_v4', mode: 'text_to_dialogue', dialogue: Array.from({ length: 101 }, (_, i) => line(i % 2)) }, 'audio.invalid_field', 'dialogue'],
-  // Refused on its size before the validation pipe reads 30,000 entries (so before the bad model too).
+  // Bodies no DTO could accept are refused before the validation pipe spends seconds on them (so before the bad model too).
   ['dialogue of 30,000 entries', { model: 'voice_v9', mode: 'text_to_dialogue', dialogue: Array.from({ length: 30_000 }, () => ({ text: 'a', voiceId: 'x' })) }, 'audio.invalid_field', 'dialogue'],
+  ['controls of 60,000 unknown fields', { ...speechBody({ model: 'voice_v9' }), controls: Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`k${i}`, 1])) }, 'audio.unknown_field', 'controls.k0'],
   ['dialogue of 11 voices', { model: 'voice_v4', mode: 'text_to_dialogue', dialogue: Array.from({ length: 11 }, (_, i) => ({ text: 'a', voiceId: `voice-${i}` })) }, 'audio.invalid_field', 'dialogue'],
   ['dialogue over 2,000 characters', { model: 'voice_v4', mode: 'text_to_dialogue', dialogue: [line(0, 'a'.repeat(1500)), line(1, 'b'.repeat(501))] }, 'audio.text_too_long', 'dialogue'],
   ['dialogue with an unknown voice', { model: 'voice_v4', mode: 'text_to_dialogue', dialogue: [line(0), { text: 'x', voiceId: UNKNOWN_VOICE_ID }] }, 'audio.voice_unsupported', 'dialogue.1.voiceId'],

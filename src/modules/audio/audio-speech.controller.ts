@@ -16,7 +16,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorEnvelopeDto } from '../../app/error-envelope.dto.js';
 import { ApiKeyRoute, type AuthenticatedKey, CurrentKey } from '../identity/index.js';
 import { AudioSpeechService } from './audio-speech.service.js';
-import { DialogueBoundInterceptor } from './dialogue-bound.interceptor.js';
+import { AUDIO_REQUEST_SHAPE, BodyBoundInterceptor } from './body-bound.interceptor.js';
 import { CreateSpeechDto } from './dto/create-audio-generation.dto.js';
 
 @ApiTags('audio')
@@ -28,7 +28,7 @@ export class AudioSpeechController {
 
   @Post('speech')
   @HttpCode(200)
-  @UseInterceptors(DialogueBoundInterceptor)
+  @UseInterceptors(new BodyBoundInterceptor(AUDIO_REQUEST_SHAPE))
   @ApiOperation({
     summary: 'Speak a text_to_speech request as a chunked audio stream',
     description:

@@ -18,7 +18,7 @@ import { ErrorEnvelopeDto } from '../../app/error-envelope.dto.js';
 import { ApiKeyRoute, type AuthenticatedKey, CurrentKey } from '../identity/index.js';
 import { AudioGenerationService } from './audio-generation.service.js';
 import { parseIdempotencyKey } from './audio-idempotency.js';
-import { DialogueBoundInterceptor } from './dialogue-bound.interceptor.js';
+import { AUDIO_REQUEST_SHAPE, BodyBoundInterceptor } from './body-bound.interceptor.js';
 import { AudioEstimateDto, AudioModelListDto, AudioTaskPageDto, AudioTaskResponseDto } from './audio-task.resource.js';
 import { AudioTaskService } from './audio-task.service.js';
 import { CreateAudioGenerationDto, ListAudioGenerationsQueryDto } from './dto/create-audio-generation.dto.js';
@@ -41,7 +41,7 @@ export class AudioController {
 
   @Post('generations')
   @HttpCode(200)
-  @UseInterceptors(DialogueBoundInterceptor)
+  @UseInterceptors(new BodyBoundInterceptor(AUDIO_REQUEST_SHAPE))
   @ApiOperation({ summary: 'Create a speech or dialogue task; poll it until succeeded or failed' })
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiOkResponse({ type: AudioTaskResponseDto, description: 'The task; `Idempotency-Replay: true` when the key had already created it' })
@@ -79,7 +79,7 @@ export class AudioController {
 
   @Post('estimate')
   @HttpCode(200)
-  @UseInterceptors(DialogueBoundInterceptor)
+  @UseInterceptors(new BodyBoundInterceptor(AUDIO_REQUEST_SHAPE))
   @ApiOperation({ summary: 'What a generation request would cost: the same validation, no hold, no task' })
   @ApiOkResponse({ type: AudioEstimateDto })
   @ApiBadRequestResponse({ type: ErrorEnvelopeDto, description: 'the creation refusals (fields, mode, voices, text length, webhook endpoint)' })

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseInterceptors } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
@@ -13,6 +13,7 @@ import {
 } from '@nestjs/swagger';
 import { ErrorEnvelopeDto } from '../../../app/error-envelope.dto.js';
 import { ApiKeyRoute, type AuthenticatedKey, CurrentKey } from '../../identity/index.js';
+import { BodyBoundInterceptor, VOICE_IMPORT_SHAPE } from '../body-bound.interceptor.js';
 import { ImportVoiceDto } from './dto/import-voice.dto.js';
 import { type VoiceLibraryRequest, VoiceLibraryQueryPipe } from './dto/voice-library.query.js';
 import { SavedVoicesService } from './saved-voices.service.js';
@@ -53,6 +54,7 @@ export class VoicesController {
 
   @Post('voices/import')
   @HttpCode(200)
+  @UseInterceptors(new BodyBoundInterceptor(VOICE_IMPORT_SHAPE))
   @ApiOperation({ summary: 'Save an official voice as a favourite (no clone, no transfer); importing it again updates the alias' })
   @ApiOkResponse({ type: SavedVoiceResponseDto })
   @ApiBadRequestResponse({ type: ErrorEnvelopeDto, description: '`audio.voice_unsupported`, `audio.invalid_field`, `audio.unknown_field`' })
