@@ -63,6 +63,8 @@ export class FakeKlingServer {
   readonly downloads: string[] = [];
   createScript: FakeCreateAction[] = [];
   finishOnQuery = true;
+  /** While true, queries report a finished task as still `processing` (only a callback tells). */
+  queriesHideTerminal = false;
   /** While set, video downloads send half the file and wait for it before the rest. */
   holdDownloads: Promise<void> | null = null;
   private server!: Server;
@@ -219,7 +221,8 @@ export class FakeKlingServer {
     task.queries += 1;
     if (task.status === 'submitted') task.status = 'processing';
     else if (task.status === 'processing' && this.finishOnQuery && task.queries >= 2) task.status = 'succeed';
-    json(response, 200, { code: 0, message: 'SUCCEED', request_id: randomUUID(), data: this.taskObject(task) });
+    const data = this.queriesHideTerminal && (task.status === 'succeed' || task.status === 'failed') ? { ...this.taskObject({ ...task, status: 'processing' }) } : this.taskObject(task);
+    json(response, 200, { code: 0, message: 'SUCCEED', request_id: randomUUID(), data });
   }
 
   private async serveVideo(taskId: string, response: ServerResponse): Promise<void> {

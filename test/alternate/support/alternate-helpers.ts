@@ -76,3 +76,31 @@ export async function download(url: string): Promise<Buffer> {
 }
 
 export const isMp4 = (bytes: Buffer): boolean => bytes.subarray(4, 8).toString('latin1') === 'ftyp';
+
+/** Two callback secrets (rotation): both accepted; ALTERNATE_CALLBACK_SECRETS lists them comma-separated. */
+export const SECRET_A = `whsec_${Buffer.from('alternate-secret-a-0123456789abcdef').toString('base64')}`;
+export const SECRET_B = `whsec_${Buffer.from('alternate-secret-b-0123456789abcdef').toString('base64')}`;
+export const SECRET_UNKNOWN = `whsec_${Buffer.from('nobody-knows-this-secret-0123456789').toString('base64')}`;
+
+/** The app's environment for the live `kling` adapter pointed at a fake. */
+export function klingEnv(fake: { baseUrl: string; accessKey: string; secretKey: string }): Record<string, string> {
+  return {
+    KLING_ACCESS_KEY: fake.accessKey,
+    KLING_SECRET_KEY: fake.secretKey,
+    KLING_BASE_URL: fake.baseUrl,
+    ALTERNATE_CALLBACK_SECRETS: `${SECRET_A},${SECRET_B}`,
+  };
+}
+
+export async function rowOf(t: TestApp, id: string): Promise<{ status: string; phase: string | null; upstream_task_id: string | null; media_key: string | null }> {
+  const rows = await t.db.query<{ status: string; phase: string | null; upstream_task_id: string | null; media_key: string | null }>(
+    `SELECT status, phase, upstream_task_id, media_key FROM alternate_task WHERE id = $1`,
+    [id],
+  );
+  return rows[0]!;
+}
+
+export async function storedObjects(t: TestApp, id: string): Promise<number> {
+  const rows = await t.db.query(`SELECT 1 FROM media_object WHERE key LIKE $1 AND deleted_at IS NULL`, [`alternate/%/${id.slice(4)}.mp4`]);
+  return rows.length;
+}

@@ -34,6 +34,10 @@ export interface KlingTuning {
   pollMaxMs: number;
   /** A create that could not be sent at all (connection refused, DNS) is tried this many times in all. */
   createAttempts: number;
+  /** First lookup by `external_task_id` after a lost create answer. */
+  reconcileDelayMs: number;
+  /** A task never found by its `external_task_id` for this long fails (released, never re-created). */
+  reconcileGiveUpMs: number;
 }
 
 /** undici error codes raised before any byte of the request could have been sent. */
@@ -57,9 +61,9 @@ export class KlingAdapter implements AlternateVideoProvider {
   readonly name = 'kling';
   readonly live = true;
   readonly models = ALTERNATE_VIDEO_MODEL_IDS;
-  readonly reconcileDelayMs = 5_000;
-  readonly reconcileGiveUpMs = 15 * 60_000;
   readonly tuning: KlingTuning = {
+    reconcileDelayMs: 5_000,
+    reconcileGiveUpMs: 15 * 60_000,
     createTimeoutMs: 30_000,
     queryTimeoutMs: 15_000,
     downloadTimeoutMs: 300_000,
@@ -74,6 +78,14 @@ export class KlingAdapter implements AlternateVideoProvider {
   constructor(private readonly options: KlingOptions) {
     this.base = new URL(options.baseUrl);
     this.pool = new Pool(this.base.origin, { connections: 16, keepAliveTimeout: 10_000, connect: { timeout: 10_000 } });
+  }
+
+  get reconcileDelayMs(): number {
+    return this.tuning.reconcileDelayMs;
+  }
+
+  get reconcileGiveUpMs(): number {
+    return this.tuning.reconcileGiveUpMs;
   }
 
   credentialled(): boolean {
