@@ -75,10 +75,13 @@ const UPSTREAM_TABLE: readonly UpstreamRow[] = [
   { from: 5002, to: 5002, status: 504, message: 'the video provider timed out; retry with exponential backoff' },
 ];
 
-/** HTTP status and fixed message for an upstream refusal; codes outside the table (or none) are a 502. */
+/** HTTP status and fixed message for an upstream refusal; codes outside the table (or none) are a 502, an unreachable upstream a 503. */
 export function upstreamRefusal(upstreamCode: number | null, httpStatus: number): AlternateError {
   const row = upstreamCode === null ? undefined : UPSTREAM_TABLE.find((r) => upstreamCode >= r.from && upstreamCode <= r.to);
   if (row) return new AlternateError(row.status, AlternateErrorCode.RequestFailed, row.message, upstreamCode!);
-  const message = `the video provider refused the request (HTTP ${httpStatus}); retry with exponential backoff`;
+  if (upstreamCode === null && httpStatus === 503) {
+    return new AlternateError(503, AlternateErrorCode.RequestFailed, 'the video provider could not be reached; retry with exponential backoff');
+  }
+  const message = `the video provider answered HTTP ${httpStatus} without a known code; retry with exponential backoff`;
   return new AlternateError(502, AlternateErrorCode.RequestFailed, message, upstreamCode ?? undefined);
 }
