@@ -102,7 +102,9 @@ export function parseAlternateTask(value: unknown): AlternateObservation | null 
   const task = value as Record<string, unknown>;
   const id = task.task_id;
   const status = task.task_status;
-  if ((typeof id !== 'string' && typeof id !== 'number') || String(id) === '' || typeof status !== 'string' || !STATUSES.has(status)) return null;
+  // Kling sends ids as strings; a number is taken only while it is exact (a 19-digit id parsed as a JSON number is not).
+  const usableId = (typeof id === 'string' && id !== '') || (typeof id === 'number' && Number.isSafeInteger(id));
+  if (!usableId || typeof status !== 'string' || !STATUSES.has(status)) return null;
   const info = task.task_info as Record<string, unknown> | undefined;
   const external = info && typeof info === 'object' && typeof info.external_task_id === 'string' ? info.external_task_id : null;
   const observation: AlternateObservation = { upstreamTaskId: String(id), externalTaskId: external, status: status as AlternateUpstreamStatus };
