@@ -48,7 +48,7 @@ describe('alternate provider: code table, envelope, task parsing, token, pricing
     });
     assert.deepEqual(seen, { upstreamTaskId: '842250903629086785', externalTaskId: 'alt:x', status: 'succeed', message: '', videoUrl: 'https://cdn.example/v.mp4', videoSeconds: 5.1 });
     assert.equal(parseAlternateTask({ task_id: '1', task_status: 'done' }), null);
-    assert.equal(parseAlternateTask({ task_id: 842250903629086785, task_status: 'succeed' }), null, 'an inexact numeric id');
+    assert.equal(parseAlternateTask({ task_id: 2 ** 53 + 2, task_status: 'succeed' }), null, 'an inexact numeric id');
     assert.equal(parseAlternateTask({ task_id: 42, task_status: 'submitted' })?.upstreamTaskId, '42');
     assert.equal(parseAlternateTask({ task_status: 'succeed' }), null);
     assert.equal(parseAlternateTask('nope'), null);
