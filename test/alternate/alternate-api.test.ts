@@ -3,10 +3,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
+import { SandboxAlternateVideoProvider } from '../../libs/providers/index.js';
+import { AlternateWorkSources } from '../../src/modules/alternate-video/alternate-work-sources.js';
 import { createAccount, issueKey, type TestAccount } from '../support/factories.js';
 import { fundedAppForSuite } from '../support/suite-app.js';
 import type { TestApp } from '../support/test-app.js';
-import { createAlt, download, getAlt, isMp4, ledgerOf, rowCount, SHARED, waitForAltTerminal, wallet } from './support/alternate-helpers.js';
+import { createAlt, download, getAlt, isMp4, ledgerOf, rowCount, SHARED, storedObjects, waitForAltTerminal, wallet } from './support/alternate-helpers.js';
 
 const NOT_AN_IMAGE = Buffer.from('just some text, not an image at all').toString('base64');
 
@@ -156,6 +158,58 @@ describe('alternate video API (sandbox): validation, code table, shared endpoint
     const again = await getAlt(t, account, task.id);
     assert.equal(again.status, 'succeeded');
     assert.equal(again.outputs.videos.length, 1);
+  });
+
+  it('a lost create answer ([sandbox:uncertain]) answers 200 reconciliationRequired and ends succeeded, created once', async () => {
+    const created = await createAlt(t, account, { prompt: 'lost [sandbox:uncertain]' });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    assert.equal(created.body.phase, 'reconciliationRequired');
+    const task = await waitForAltTerminal(t, account, created.body.id);
+    assert.equal(task.status, 'succeeded', task.failureReason);
+    assert.equal(task.phase, undefined);
+    assert.equal(t.app.get(SandboxAlternateVideoProvider).creates.get(created.body.id), 1);
+    assert.equal((await ledgerOf(t, task.id)).captures, 1);
+  });
+
+  it('a task left in `creating` by a dead API process is looked up, never created again', async () => {
+    const created = await createAlt(t, account, { prompt: 'orphan [sandbox:delay=1500]' });
+    const id = created.body.id as string;
+    // As if the API process had died after committing the row, before the create's answer.
+    await t.db.query(`UPDATE alternate_task SET phase = 'creating', upstream_task_id = NULL, updated_at = now() - interval '5 minutes' WHERE id = $1`, [id]);
+    const task = await waitForAltTerminal(t, account, id);
+    assert.equal(task.status, 'succeeded', task.failureReason);
+    assert.equal(t.app.get(SandboxAlternateVideoProvider).creates.get(id), 1);
+    const ledger = await ledgerOf(t, id);
+    assert.equal(ledger.captures, 1);
+    assert.equal(await storedObjects(t, id), 1);
+  });
+
+  it('[sandbox:fail] ends failed with a fixed reason and releases the hold', async () => {
+    const before = await wallet(t, account);
+    const created = await createAlt(t, account, { prompt: 'doomed [sandbox:fail]' });
+    const task = await waitForAltTerminal(t, account, created.body.id);
+    assert.equal(task.status, 'failed');
+    assert.equal(task.failureReason, 'the video provider failed to generate the video');
+    assert.deepEqual(task.outputs, { videos: [], images: [] });
+    assert.equal(task.usage.chargedUsd, 0);
+    const after = await wallet(t, account);
+    assert.equal(after.balanceUsd, before.balanceUsd);
+    assert.equal(after.heldUsd, before.heldUsd);
+  });
+
+  it('retention: after seven days the shared media sweep deletes the video and the task shows no link', async () => {
+    const created = await createAlt(t, account, { prompt: 'short-lived' });
+    const done = await waitForAltTerminal(t, account, created.body.id);
+    assert.equal(done.status, 'succeeded');
+    await t.db.query(`UPDATE alternate_task SET expires_at = now() - interval '1 second' WHERE id = $1`, [done.id]);
+    assert.ok((await t.app.get(AlternateWorkSources).sweepExpiredMedia()) >= 1);
+    const after = await getAlt(t, account, done.id);
+    assert.equal(after.status, 'succeeded');
+    assert.deepEqual(after.outputs.videos, []);
+    assert.equal(after.outputs.urlsExpireAt, undefined);
+    assert.equal(await storedObjects(t, done.id), 0);
+    const response = await fetch(done.outputs.videos[0]!);
+    assert.notEqual(response.status, 200);
   });
 
   it('creates an image-to-video task from a fetched PNG and from Base64', async () => {
