@@ -16,6 +16,7 @@ const OBSERVING: readonly AlternateTaskPhase[] = ['creating', 'reconciliationReq
 
 /** Fixed reason of an upstream `failed` (the upstream's message text is logged, never shown). */
 export const UPSTREAM_FAILED_REASON = 'the video provider failed to generate the video';
+export const NO_VIDEO_REASON = 'the video provider finished without returning a video';
 
 /**
  * The one transition function of an alternate task (spec, Events › Video and alternate provider):
@@ -56,13 +57,15 @@ export class AlternateTaskProgress {
         return this.tasks.transition(task.id, forward, { phase: 'generating', status, upstreamTaskId: seen.upstreamTaskId, upstreamStatus: seen.status, updatedAt: now });
       }
       case 'succeed': {
-        if (!seen.videoUrl) return this.fail(task, 'the video provider finished without returning a video', source);
+        // A query answer without a video is final; a callback without one leaves the worker to
+        // ask the upstream for the video's location.
+        if (!seen.videoUrl && source !== 'callback') return this.fail(task, NO_VIDEO_REASON, source);
         const won = await this.tasks.transition(task.id, guard, {
           phase: 'storing',
           status: 'running',
           upstreamTaskId: seen.upstreamTaskId,
           upstreamStatus: 'succeed',
-          resultUrl: seen.videoUrl.slice(0, 4096),
+          resultUrl: seen.videoUrl ? seen.videoUrl.slice(0, 4096) : null,
           updatedAt: now,
         });
         if (won) {

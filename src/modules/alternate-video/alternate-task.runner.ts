@@ -18,7 +18,7 @@ import { MediaService } from '../media/media.service.js';
 import { ALTERNATE_MAX_VIDEO_BYTES, ALTERNATE_RETENTION_MS } from './alternate.constants.js';
 import { AlternateMetrics } from './alternate-metrics.js';
 import { type AlternateTaskEntity, TERMINAL_STATUSES } from './alternate-task.entity.js';
-import { AlternateTaskProgress } from './alternate-task.progress.js';
+import { AlternateTaskProgress, NO_VIDEO_REASON } from './alternate-task.progress.js';
 import { AlternateTaskRepository } from './alternate-task.repository.js';
 
 export type RunResult = { kind: 'done' } | { kind: 'wait'; ms: number };
@@ -175,6 +175,7 @@ export class AlternateTaskRunner {
       return { kind: 'done' };
     }
     const spec = alternateSpec(task);
+    if (task.resultUrl === null) return this.locateVideo(task, provider);
     const path = join(tmpdir(), `svc-alternate-${randomUUID()}.mp4`);
     try {
       try {
@@ -200,6 +201,18 @@ export class AlternateTaskRunner {
     } finally {
       await unlink(path).catch(() => undefined);
     }
+  }
+
+  /** A callback said `succeed` without the video's location: ask the upstream for it. */
+  private async locateVideo(task: AlternateTaskEntity, provider: AlternateVideoProvider): Promise<Step> {
+    const outcome = await provider.query(alternateSpec(task), task.upstreamTaskId!);
+    if (outcome.kind === 'found' && outcome.task.status === 'succeed' && outcome.task.videoUrl) {
+      await this.tasks.transition(task.id, { phase: ['storing'], status: ['running'] }, { resultUrl: outcome.task.videoUrl.slice(0, 4096) });
+      return { kind: 'continue' };
+    }
+    if (outcome.kind === 'error' && outcome.retryable) return { kind: 'wait', ms: outcome.retryAfterMs ?? 5000 };
+    await this.progress.fail(task, outcome.kind === 'not_found' ? 'the video provider no longer knows the task' : NO_VIDEO_REASON, 'worker');
+    return { kind: 'done' };
   }
 
   private async settleAndFinish(task: AlternateTaskEntity): Promise<Step> {
