@@ -20,7 +20,8 @@ export interface ImageRules {
   /** As the client wrote them; loaded (fetched, decoded, sniffed) by ImageReferenceLoader. */
   referenceSources: string[];
   size: ImageSizeName;
-  aspectRatio: ImageAspectRatio;
+  /** Absent for an edit (references given) that names no ratio: the picture follows the references. */
+  aspectRatio?: ImageAspectRatio;
   generationConfig?: Record<string, number>;
   safetySettings?: Array<Record<string, string>>;
 }
@@ -38,8 +39,15 @@ export function applyImageRules(dto: CreateImageGenerationDto): ImageRules {
   if ((prompt === undefined || prompt.trim() === '') && referenceSources.length === 0) {
     throw imageInvalid(ImageErrorCode.PromptRequired, 'prompt: required unless at least one reference image is given');
   }
-  if (prompt !== undefined && prompt.length > IMAGE_MAX_PROMPT_CHARACTERS) {
-    throw imageInvalid(ImageErrorCode.PromptTooLong, `prompt: at most ${IMAGE_MAX_PROMPT_CHARACTERS} characters`);
+  if (prompt !== undefined) {
+    // Stored in the row's jsonb snapshot, which takes neither NUL nor half a surrogate pair (and no upstream wants them).
+    if (!isStorableText(prompt)) {
+      throw imageInvalid(ImageErrorCode.InvalidField, 'prompt: must not contain NUL characters or unpaired UTF-16 surrogates');
+    }
+    // Characters are code points (an emoji is one), not UTF-16 units.
+    if (characterCount(prompt) > IMAGE_MAX_PROMPT_CHARACTERS) {
+      throw imageInvalid(ImageErrorCode.PromptTooLong, `prompt: at most ${IMAGE_MAX_PROMPT_CHARACTERS} characters`);
+    }
   }
 
   const size = dto.controls?.size ?? IMAGE_DEFAULT_SIZE;
@@ -47,9 +55,10 @@ export function applyImageRules(dto: CreateImageGenerationDto): ImageRules {
   if (!(sizes as readonly string[]).includes(size)) {
     throw imageInvalid(ImageErrorCode.UnsupportedSize, `controls.size: ${model} offers ${sizes.join(', ')}`);
   }
-  const aspectRatio = dto.controls?.aspectRatio ?? IMAGE_DEFAULT_ASPECT_RATIO;
+  // Unnamed, a new picture is square and an edit follows its references (the upstream's own defaults).
+  const aspectRatio = dto.controls?.aspectRatio ?? (referenceSources.length > 0 ? undefined : IMAGE_DEFAULT_ASPECT_RATIO);
   const ratios = IMAGE_MODEL_ASPECT_RATIOS[model];
-  if (!(ratios as readonly string[]).includes(aspectRatio)) {
+  if (aspectRatio !== undefined && !(ratios as readonly string[]).includes(aspectRatio)) {
     throw imageInvalid(ImageErrorCode.UnsupportedAspectRatio, `controls.aspectRatio: ${model} offers ${ratios.join(', ')}`);
   }
 
@@ -64,10 +73,25 @@ export function applyImageRules(dto: CreateImageGenerationDto): ImageRules {
     prompt: prompt === undefined || prompt.trim() === '' ? undefined : prompt,
     referenceSources,
     size: size as ImageSizeName,
-    aspectRatio: aspectRatio as ImageAspectRatio,
+    aspectRatio: aspectRatio as ImageAspectRatio | undefined,
     generationConfig: vendor?.generationConfig ? definedOnly(vendor.generationConfig) : undefined,
     safetySettings: vendor?.safetySettings?.map((setting) => definedOnly(setting)),
   };
+}
+
+// eslint-disable-next-line no-control-regex -- finding U+0000 is the point
+const NOT_STORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** False for text holding U+0000 or an unpaired surrogate: PostgreSQL's jsonb refuses both. */
+export function isStorableText(text: string): boolean {
+  return !NOT_STORABLE.test(text);
+}
+
+/** Code points, not UTF-16 units. */
+function characterCount(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
 }
 
 /** The fields the client set (class-transformer gives absent DTO fields as `undefined` keys): what is forwarded and stored. */
