@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createAccount, type TestAccount } from '../support/factories.js';
+import { PRODUCTION_ENV } from '../support/production-env.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
 import { createAlt, rowCount, waitForAltTerminal, wallet } from './support/alternate-helpers.js';
 
@@ -13,11 +14,8 @@ describe('alternate video in production without KLING_ACCESS_KEY', () => {
   before(async () => {
     t = await bootTestApp({
       label: 'altprod',
-      env: {
-        NODE_ENV: 'production',
-        MEDIA_SIGNING_KEY: 'production-like-signing-key-0123456789abcdef',
-        SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
-      },
+      // An https base nobody answers: the sandbox's self-callback is lost and polling ends the task.
+      env: { ...PRODUCTION_ENV },
     });
     live = await createAccount(t, { creditUsd: 10 });
     test = await createAccount(t, { creditUsd: 10, environment: 'test' });
