@@ -18,6 +18,8 @@ const REFUSALS: Array<[string, unknown, number, string, string]> = [
   ['empty prompt', { prompt: '' }, 400, 'provider.invalid_field', 'prompt'],
   ['prompt over 2,500 characters', { prompt: 'a'.repeat(2501) }, 400, 'provider.invalid_field', 'prompt'],
   ['non-string prompt', { prompt: 42 }, 400, 'provider.invalid_field', 'prompt'],
+  ['NUL in the prompt', { prompt: 'a\u0000b' }, 400, 'provider.invalid_field', 'prompt'],
+  ['unpaired surrogate in the negative prompt', { prompt: 'x', negativePrompt: 'a\ud800b' }, 400, 'provider.invalid_field', 'negativePrompt'],
   ['unknown model', { prompt: 'x', model: 'kling-v9' }, 400, 'provider.invalid_field', 'model'],
   ['duration 7', { prompt: 'x', duration: 7 }, 400, 'provider.invalid_field', 'duration'],
   ['duration as a string', { prompt: 'x', duration: '5' }, 400, 'provider.invalid_field', 'duration'],

@@ -6,6 +6,7 @@ import {
   type ImageModelId,
   type ImageSizeName,
 } from '../../../libs/providers/index.js';
+import { isStorableText } from '../../../libs/common/index.js';
 import type { CreateImageGenerationDto } from './dto/create-image-generation.dto.js';
 import { ImageErrorCode, imageInvalid } from './image-errors.js';
 import { IMAGE_MAX_PROMPT_CHARACTERS } from './images.constants.js';
@@ -79,13 +80,6 @@ export function applyImageRules(dto: CreateImageGenerationDto): ImageRules {
   };
 }
 
-// eslint-disable-next-line no-control-regex -- finding U+0000 is the point
-const NOT_STORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** False for text holding U+0000 or an unpaired surrogate: PostgreSQL's jsonb refuses both. */
-export function isStorableText(text: string): boolean {
-  return !NOT_STORABLE.test(text);
-}
 
 /** Code points, not UTF-16 units. */
 function characterCount(text: string): number {

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsString, Length } from 'class-validator';
 import type { AlternateAspectRatio, AlternateMode } from '../../../../libs/providers/index.js';
-import { Optional } from '../../../app/dto-fields.js';
+import { Optional, StorableText } from '../../../app/dto-fields.js';
 import { ALTERNATE_VIDEO_MODELS, type AlternateVideoModel } from '../../billing/index.js';
 
 export const ALTERNATE_DEFAULT_MODEL: AlternateVideoModel = 'kling-v2-6';
@@ -23,11 +23,11 @@ export class CreateAlternateTaskDto {
   model?: AlternateVideoModel;
 
   @ApiProperty({ minLength: 1, maxLength: ALTERNATE_MAX_PROMPT })
-  @IsString() @Length(1, ALTERNATE_MAX_PROMPT)
+  @IsString() @Length(1, ALTERNATE_MAX_PROMPT) @StorableText()
   prompt!: string;
 
   @ApiPropertyOptional({ minLength: 1, maxLength: ALTERNATE_MAX_PROMPT })
-  @Optional() @IsString() @Length(1, ALTERNATE_MAX_PROMPT)
+  @Optional() @IsString() @Length(1, ALTERNATE_MAX_PROMPT) @StorableText()
   negativePrompt?: string;
 
   @ApiPropertyOptional({ description: 'First frame: an HTTPS URL or Base64 (raw or data URL) of a JPEG or PNG up to 10 MiB; makes the task image-to-video' })
