@@ -113,6 +113,26 @@ describe('alternate tasks on the kling adapter: polling, callbacks, races, lost 
     assert.equal((await rowOf(t, id)).upstream_task_id, fake.byExternal(id)!.taskId);
   });
 
+  it('DELETE on both paths asks nothing of the upstream: 405, hold open, the task goes on', async () => {
+    fake.finishOnQuery = false;
+    const created = await createAlt(t, account, { prompt: 'keep going', duration: 5 });
+    const id = created.body.id as string;
+    await eventually(() => getAlt(t, account, id), (task) => task.status === 'running', 'task running');
+    const upstreamId = fake.byExternal(id)!.taskId;
+    const seen = fake.requests.length;
+    for (const path of [`/v1/contents/generations/tasks/${id}`, `/contents/generations/tasks/${id}`]) {
+      const response = await t.request(path, { method: 'DELETE', key: account.key });
+      assert.equal(response.status, 405);
+      assert.equal(((await response.json()) as any).error_code, 'provider.operation_not_supported');
+    }
+    // Only polls reached the upstream meanwhile: no cancel, no delete, no second create.
+    assert.ok(fake.requests.slice(seen).every((r) => r === `GET /v1/videos/text2video/${upstreamId}`), fake.requests.slice(seen).join(', '));
+    assert.equal((await ledgerOf(t, id)).holds[0]!.status, 'open');
+    fake.finish(id, 'succeed');
+    fake.finishOnQuery = true;
+    await assertOneVideoOneCharge(id, 350_000n);
+  });
+
   it('an upstream failure releases the hold and shows a fixed reason', async () => {
     fake.finishOnQuery = false;
     const before = await wallet(t, account);

@@ -61,6 +61,8 @@ export class FakeKlingServer {
   readonly queries: Array<{ id: string; claims: JwtClaims }> = [];
   readonly authFailures: number[] = [];
   readonly downloads: string[] = [];
+  /** Every request as `METHOD path` (to show what was, and was not, asked of the upstream). */
+  readonly requests: string[] = [];
   createScript: FakeCreateAction[] = [];
   finishOnQuery = true;
   /** While true, queries report a finished task as still `processing` (only a callback tells). */
@@ -137,6 +139,7 @@ export class FakeKlingServer {
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', this.baseUrl);
+    this.requests.push(`${request.method} ${url.pathname}`);
     const body = await readBody(request);
     const video = /^\/videos\/([^/]+)\.mp4$/.exec(url.pathname);
     if (request.method === 'GET' && video) return this.serveVideo(video[1]!, response);
