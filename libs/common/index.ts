@@ -9,3 +9,4 @@ export { addressRefusal, DEFAULT_ALLOWED_PORTS, parseOutboundUrl, type OutboundT
 export * from './src/secrets/secret-box.js';
 export * from './src/group-commit.js';
 export * from './src/storable-text.js';
+export * from './src/bearer-token.js';
