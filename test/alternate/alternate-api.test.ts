@@ -89,6 +89,26 @@ describe('alternate video API (sandbox): validation, code table, shared endpoint
     });
   }
 
+  it('refuses 60,000 unknown keys, and an object where a string goes, before the validation pipe walks them', async () => {
+    const before = await wallet(t, account);
+    const crowded: Record<string, number> = { prompt: 1 };
+    for (let i = 0; i < 60_000; i++) crowded[`k${i}`] = i;
+    const started = performance.now();
+    const answer = await createAlt(t, account, crowded);
+    const elapsedMs = performance.now() - started;
+    assert.equal(answer.status, 400);
+    assert.equal(answer.body.error_code, 'provider.unknown_field');
+    assert.equal(answer.body.error, 'k0: unknown field');
+    console.log(`60,000 unknown keys refused in ${elapsedMs.toFixed(0)} ms`);
+    const nested: Record<string, number> = {};
+    for (let i = 0; i < 60_000; i++) nested[`k${i}`] = i;
+    const wrongType = await createAlt(t, account, { prompt: nested });
+    assert.equal(wrongType.status, 400);
+    assert.equal(wrongType.body.error_code, 'provider.invalid_field');
+    assert.ok(wrongType.body.error.startsWith('prompt: '));
+    await assertNothingHeld(before);
+  });
+
   it('refuses an image URL that answers 404 and an aspect ratio with an image (400, nothing held)', async () => {
     const before = await wallet(t, account);
     const missing = await createAlt(t, account, { prompt: 'x', image: `${mediaBase}/missing.png` });

@@ -1,8 +1,9 @@
-import { Body, Controller, Headers, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, Post, UseInterceptors } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiBody, ApiExtraModels, ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiKeyRoute, type AuthenticatedKey, CurrentKey, Public } from '../identity/index.js';
 import { ALTERNATE_CALLBACK_BODY_LIMIT } from './alternate.constants.js';
+import { AlternateBodyBoundInterceptor } from './alternate-body-bound.interceptor.js';
 import { AlternateCallbackHandler } from './alternate-callbacks.js';
 import { AlternateTaskService } from './alternate-task.service.js';
 import { AlternateErrorEnvelopeDto, AlternateTaskResponseDto } from './alternate-task.resource.js';
@@ -19,6 +20,7 @@ export class AlternateVideoController {
   @HttpCode(200)
   // Base64 images (up to 10 MiB each) make bodies as large as the text operations'.
   @RouteConfig({ bodyLimit: 'text' })
+  @UseInterceptors(AlternateBodyBoundInterceptor)
   @ApiOperation({
     summary: 'Create an alternate-provider (Kling) video task; the upstream is asked synchronously. Poll it at GET /v1/contents/generations/tasks/{id}',
   })
