@@ -79,6 +79,11 @@ export async function createApp(config: AppConfig, options: AppModuleOptions & {
   const { REQUEST_MAX_DEPTH: maxDepth, REQUEST_MAX_ITEMS: maxItems } = config.env;
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string; // parseAs: 'string'
+    // Routes marked @RouteConfig({ rawBody: true }) get the exact text (signatures are computed over it).
+    if ((request.routeOptions.config as { rawBody?: boolean } | undefined)?.rawBody === true) {
+      done(null, text);
+      return;
+    }
     const problem = jsonShapeProblem(text, maxDepth, maxItems);
     if (problem === 'too_deep') {
       done(new DomainError(400, RequestErrorCode.TooDeep, `request body nests objects and arrays deeper than ${maxDepth} levels`), undefined);
@@ -89,8 +94,12 @@ export async function createApp(config: AppConfig, options: AppModuleOptions & {
     }
   });
   // Routes marked @RouteConfig({ bodyLimit: 'text' }) take inline media: their own, larger limit.
+  // The alternate creation route takes Base64 images: the same larger limit.
   fastify.addHook('onRoute', (route) => {
-    if ((route.config as { bodyLimit?: string } | undefined)?.bodyLimit === 'text') route.bodyLimit = config.env.TEXT_BODY_LIMIT_BYTES;
+    const limit = (route.config as { bodyLimit?: string | number } | undefined)?.bodyLimit;
+    if (limit === 'text') route.bodyLimit = config.env.TEXT_BODY_LIMIT_BYTES;
+    // A route may also set its own, smaller limit (the internal callbacks: a few KiB).
+    else if (typeof limit === 'number') route.bodyLimit = limit;
   });
   const metrics = app.get(Metrics);
   fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
