@@ -19,13 +19,22 @@ export interface AdminWebhookDeliverySummary {
 
 export interface AdminWebhookDeliveryFilter {
   status?: string;
+  /** One endpoint's deliveries (`webhook:…`). */
+  endpointId?: string;
   after?: CursorPosition;
   limit: number;
 }
 
-/** The webhooks domain's deliveries, newest first, one cursor page. */
+/** What a manual retry by an operator came to. */
+export type AdminDeliveryRetryOutcome =
+  | { outcome: 'retried'; delivery: AdminWebhookDeliverySummary }
+  | { outcome: 'not_found' }
+  | { outcome: 'not_retryable'; reason: string };
+
+/** The webhooks domain's deliveries, newest first, one cursor page; and the manual retry of any one. */
 export interface AdminWebhookDeliverySource {
   list(filter: AdminWebhookDeliveryFilter): Promise<Page<AdminWebhookDeliverySummary>>;
+  retry(deliveryId: string): Promise<AdminDeliveryRetryOutcome>;
 }
 
 /**
@@ -43,5 +52,9 @@ export class AdminWebhookDeliveryDirectory {
 
   list(filter: AdminWebhookDeliveryFilter): Promise<Page<AdminWebhookDeliverySummary>> {
     return this.source ? this.source.list(filter) : Promise.resolve({ items: [], hasMore: false, nextCursor: null });
+  }
+
+  retry(deliveryId: string): Promise<AdminDeliveryRetryOutcome> {
+    return this.source ? this.source.retry(deliveryId) : Promise.resolve({ outcome: 'not_found' });
   }
 }
