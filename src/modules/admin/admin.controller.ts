@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import {
+  ApiAcceptedResponse,
   ApiBadRequestResponse,
   ApiConflictResponse,
   ApiNotFoundResponse,
@@ -196,10 +197,10 @@ export class AdminController {
   }
 
   @Post('webhook-deliveries/:deliveryId/retry')
-  @HttpCode(200)
+  @HttpCode(202)
   @ApiOperation({ summary: 'One new attempt now for a failed delivery (endpoint enabled, event under seven days old), whoever owns it' })
   @ApiParam({ name: 'deliveryId', example: 'delivery:4f0c…' })
-  @ApiOkResponse({ type: AdminWebhookDeliveryDto })
+  @ApiAcceptedResponse({ type: AdminWebhookDeliveryDto, description: 'The delivery, `pending`: the attempt runs in the background (as the owner\'s own retry answers)' })
   @ApiNotFoundResponse({ type: ErrorEnvelopeDto, description: '`admin.not_found`' })
   @ApiConflictResponse({ type: ErrorEnvelopeDto, description: '`admin.conflict`: not failed, endpoint disabled, or event seven days old or more (the message says which)' })
   async retryWebhookDelivery(@Param('deliveryId') deliveryId: string): Promise<AdminWebhookDeliverySummary> {
