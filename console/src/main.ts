@@ -200,9 +200,10 @@ function walletCard(title: string, wallet: Wallet, id: string): HTMLElement {
   );
 }
 
-function select(name: string, options: Array<[string, string]>, value = ''): HTMLSelectElement {
+/** A select whose first option is chosen unless `value` names another. */
+function select(name: string, options: Array<[string, string]>, value?: string): HTMLSelectElement {
   const element = h('select', { name }, ...options.map(([optionValue, label]) => h('option', { value: optionValue }, label)));
-  element.value = value;
+  if (value !== undefined && options.some(([optionValue]) => optionValue === value)) element.value = value;
   return element;
 }
 
@@ -554,7 +555,7 @@ function tasksPage(main: HTMLElement): void {
       ['audio', 'audio'],
       ['image', 'image'],
     ],
-    given.get('kind') ?? '',
+    given.get('kind') ?? undefined,
   );
   const status = h('input', { type: 'text', name: 'status', placeholder: 'Status (queued, running, succeeded, failed…)', 'aria-label': 'Status', value: given.get('status') ?? '' });
   const workspaceId = h('input', { type: 'text', name: 'workspaceId', placeholder: 'Workspace id', 'aria-label': 'Workspace id', value: given.get('workspaceId') ?? '' });
