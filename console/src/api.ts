@@ -92,6 +92,7 @@ export interface Overview {
   since: string;
   tasksLastHour: Array<{ kind: string; status: string; count: number }>;
   tasksCapped: boolean;
+  taskKinds: string[];
 }
 
 export class ApiError extends Error {

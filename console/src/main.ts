@@ -243,6 +243,7 @@ async function overviewPage(main: HTMLElement): Promise<void> {
   async function load(): Promise<void> {
     try {
       const data = await call<Overview>('GET', '/overview');
+      taskKinds = data.taskKinds;
       replace(
         body,
         h(
@@ -540,23 +541,20 @@ async function workspacePage(main: HTMLElement, id: string): Promise<void> {
 
 // ---------- tasks ----------
 
+/** Read once per page load from the overview. */
+let taskKinds: string[] | undefined;
+
 function hashQuery(): URLSearchParams {
   const at = location.hash.indexOf('?');
   return new URLSearchParams(at >= 0 ? location.hash.slice(at + 1) : '');
 }
 
-function tasksPage(main: HTMLElement): void {
+async function tasksPage(main: HTMLElement): Promise<void> {
   const given = hashQuery();
-  const kind = select(
-    'kind',
-    [
-      ['', 'Every kind'],
-      ['video', 'video'],
-      ['audio', 'audio'],
-      ['image', 'image'],
-    ],
-    given.get('kind') ?? undefined,
-  );
+  // The kinds the service registered (a domain added later shows up without a console change).
+  taskKinds ??= (await call<Overview>('GET', '/overview')).taskKinds;
+  const kinds = taskKinds;
+  const kind = select('kind', [['', 'Every kind'], ...kinds.map((name): [string, string] => [name, name])], given.get('kind') ?? undefined);
   const status = h('input', { type: 'text', name: 'status', placeholder: 'Status (queued, running, succeeded, failed…)', 'aria-label': 'Status', value: given.get('status') ?? '' });
   const workspaceId = h('input', { type: 'text', name: 'workspaceId', placeholder: 'Workspace id', 'aria-label': 'Workspace id', value: given.get('workspaceId') ?? '' });
   const list = pagedList(

@@ -178,7 +178,9 @@ describe('admin API for the console', () => {
           since: string;
           tasksLastHour: Array<{ kind: string; status: string; count: number }>;
           tasksCapped: boolean;
+          taskKinds: string[];
         }>(get('/admin/v1/overview'));
+        assert.deepEqual(body.taskKinds, ['audio', 'image', 'video']);
         assert.equal(body.openHolds, 1);
         assert.equal(body.heldUsd, 0.25);
         assert.deepEqual(body.queues.map((q) => q.name), t.app.get(RegisteredQueues).list().sort());

@@ -37,6 +37,7 @@ export class AdminOverviewService {
       since,
       tasksLastHour: tasks.counts,
       tasksCapped: tasks.capped,
+      taskKinds: this.tasks.kinds(),
     };
   }
 }

@@ -90,6 +90,11 @@ export class AdminTaskListService {
     return { counts: sorted, capped };
   }
 
+  /** The registered task kinds, sorted. */
+  kinds(): string[] {
+    return this.directory.kinds().sort();
+  }
+
   async list(query: TaskQueryDto): Promise<Page<AdminTaskDto>> {
     const sources = query.kind === undefined ? this.directory.all() : [this.sourceOf(query.kind)];
     return mergeTaskSources(sources, {

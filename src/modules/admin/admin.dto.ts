@@ -362,6 +362,8 @@ export class AdminOverviewDto {
   tasksLastHour!: AdminTaskCountDto[];
   @ApiProperty({ description: 'True when a kind had more tasks in the hour than one overview counts (the counts are then a lower bound)' })
   tasksCapped!: boolean;
+  @ApiProperty({ type: [String], example: ['audio', 'image', 'video'], description: 'The task kinds registered (what `kind` of GET /tasks accepts)' })
+  taskKinds!: string[];
 }
 
 export class QueueDashboardSessionDto {
