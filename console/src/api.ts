@@ -85,6 +85,14 @@ export interface Delivery {
   createdAt: string;
   updatedAt: string;
 }
+export interface DeliveryAttempt {
+  attempt: number;
+  manual: boolean;
+  startedAt: string;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+}
 export interface Overview {
   openHolds: number;
   heldUsd: number;

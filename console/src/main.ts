@@ -1,5 +1,5 @@
 // The admin console: a single page over the admin API (/admin/v1). Hash routes, no framework.
-import { ApiError, call, token, whenUnauthorized, type ApiKey, type Delivery, type LedgerEntry, type Overview, type Page, type Task, type TaskDetail, type Wallet, type Workspace } from './api';
+import { ApiError, call, token, whenUnauthorized, type ApiKey, type Delivery, type DeliveryAttempt, type LedgerEntry, type Overview, type Page, type Task, type TaskDetail, type Wallet, type Workspace } from './api';
 import { append, confirmDialog, field, h, notice, replace, table, usd, when, type Child } from './dom';
 
 const PAGE_SIZE = 20;
@@ -658,7 +658,7 @@ function deliveriesPage(main: HTMLElement): void {
           delivery.eventType,
           h('span', { class: 'mono' }, shortId(delivery.endpointId)),
           badge(delivery.status),
-          delivery.attempts,
+          h('button', { type: 'button', class: 'link-like', 'aria-label': `Attempts of ${delivery.id}`, onclick: () => showAttempts(delivery) }, String(delivery.attempts)),
           delivery.lastStatusCode !== null ? `HTTP ${delivery.lastStatusCode}` : (delivery.lastError ?? '—'),
           when(delivery.nextAttemptAt),
           when(delivery.createdAt),
@@ -668,6 +668,21 @@ function deliveriesPage(main: HTMLElement): void {
       ),
     'Webhook deliveries',
   );
+  const attemptsPanel = h('section', { class: 'attempts', 'aria-label': 'Attempts' });
+  function showAttempts(delivery: Delivery): void {
+    const attempts = pagedList(
+      (after) => call<Page<DeliveryAttempt>>('GET', `/webhook-deliveries/${encodeURIComponent(delivery.id)}/attempts`, { query: { limit: PAGE_SIZE, after } }),
+      (items) =>
+        table(
+          ['#', 'Started', 'Took', 'Answer', 'By'],
+          items.map((a) => [a.attempt, when(a.startedAt), `${a.durationMs} ms`, a.statusCode !== null ? `HTTP ${a.statusCode}` : (a.error ?? '—'), a.manual ? 'a person (retry)' : 'the schedule']),
+          'No attempt yet.',
+        ),
+      `Attempts of ${delivery.id}`,
+    );
+    replace(attemptsPanel, h('h2', null, 'Attempts of ', h('span', { class: 'mono' }, delivery.id)), attempts.element);
+    attemptsPanel.scrollIntoView({ block: 'nearest' });
+  }
   async function retry(delivery: Delivery): Promise<void> {
     try {
       await call<Delivery>('POST', `/webhook-deliveries/${encodeURIComponent(delivery.id)}/retry`);
@@ -695,6 +710,7 @@ function deliveriesPage(main: HTMLElement): void {
     ),
     message,
     list.element,
+    attemptsPanel,
   ]);
 }
 

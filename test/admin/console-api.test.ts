@@ -213,10 +213,20 @@ describe('admin API for the console', () => {
       assert.equal(retried.id, deliveryId);
       assert.equal(retried.status, 'pending');
       assert.equal(retried.apiKeyId, account.keyId);
-      const [manual] = await t.db.query<{ manual: boolean }>('SELECT manual FROM webhook_delivery WHERE id = $1', [deliveryId]);
-      assert.equal(manual!.manual, true);
       // The new attempt runs (the receiver still answers 404) and the delivery ends failed again, with two attempts.
       await eventually(() => t.db.query<{ status: string; attempts: number }>('SELECT status, attempts FROM webhook_delivery WHERE id = $1', [deliveryId]), (rows) => rows[0]?.status === 'failed' && rows[0].attempts === 2, 'the manual attempt ran');
+      // Its attempts, newest first, paged by the attempt number.
+      type Attempt = { attempt: number; manual: boolean; statusCode: number | null; error: string | null; durationMs: number; startedAt: string };
+      const attempts = await ok<PageBody<Attempt>>(get(`/admin/v1/webhook-deliveries/${deliveryId}/attempts`));
+      assert.deepEqual(attempts.items.map((a) => [a.attempt, a.manual, a.statusCode]), [[2, true, 404], [1, false, 404]]);
+      assert.equal(attempts.hasMore, false);
+      const first = await ok<PageBody<Attempt>>(get(`/admin/v1/webhook-deliveries/${deliveryId}/attempts?limit=1`));
+      assert.deepEqual([first.items.map((a) => a.attempt), first.hasMore], [[2], true]);
+      const second = await ok<PageBody<Attempt>>(get(`/admin/v1/webhook-deliveries/${deliveryId}/attempts?limit=1&after=${encodeURIComponent(first.nextCursor!)}`));
+      assert.deepEqual([second.items.map((a) => a.attempt), second.hasMore, second.nextCursor], [[1], false, null]);
+      await refused(get(`/admin/v1/webhook-deliveries/delivery:${randomUUID()}/attempts`), 404, 'admin.not_found');
+      await refused(get(`/admin/v1/webhook-deliveries/${deliveryId}/attempts?after=${Buffer.from('2020-01-01T00:00:00.000Z|x').toString('base64url')}`), 400, 'admin.invalid_field');
+
       await t.db.query(`UPDATE webhook_delivery SET status = 'succeeded' WHERE id = $1`, [deliveryId]);
       const message = await refused(post(`/admin/v1/webhook-deliveries/${deliveryId}/retry`), 409, 'admin.conflict');
       assert.match(message, /only a failed delivery/);

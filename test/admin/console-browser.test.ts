@@ -5,10 +5,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { createAudio, speechBody, waitForAudio } from '../audio/audio-helpers.js';
 import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.js';
+import { eventually } from '../support/eventually.js';
 import { createAccount } from '../support/factories.js';
 import { TEST_ADMIN_TOKEN, bootTestApp, type TestApp } from '../support/test-app.js';
+import { attemptsOf, jobState, Receiver, terminalTask, waitForDelivery } from '../webhooks/deliveries-helpers.js';
+import { createEndpoint, SUCCEEDED } from '../webhooks/endpoints-helpers.js';
 
 /** Committed screenshots of each page, linked from the README (Console). */
 const SCREENSHOTS = fileURLToPath(new URL('../../../docs/console/', import.meta.url));
@@ -28,6 +30,8 @@ describe('admin console in a browser', { skip }, () => {
   let page: Page;
   let userDataDir: string;
   let audioTaskId: string;
+  let deliveryId: string;
+  let receiver: Receiver | undefined;
 
   const shot = async (name: string, target: Page = page, fullPage = true) => {
     const path = join(SCREENSHOTS, `${name}.png`);
@@ -43,11 +47,15 @@ describe('admin console in a browser', { skip }, () => {
   before(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     t = await bootTestApp({ label: 'consolebrowser' });
-    // A real task (sandbox speech) for the tasks pages.
+    // A real task (sandbox speech) for the tasks pages, naming a webhook endpoint that answers
+    // 404: its delivery fails at once, for the deliveries page (attempts, retry).
     const sandbox = await createAccount(t, { creditUsd: 5, environment: 'test', name: 'Sandbox customer' });
-    const created = await createAudio(t, sandbox, speechBody({ prompt: 'Hello from the console walk.' }));
-    assert.equal(created.status, 200, JSON.stringify(created.body));
-    audioTaskId = (await waitForAudio(t, sandbox, created.body.id as string)).id;
+    receiver = await Receiver.start();
+    receiver.answer = () => ({ status: 404 });
+    const endpoint = await createEndpoint(t, sandbox, { url: receiver.url('/hooks'), events: [SUCCEEDED] });
+    audioTaskId = (await terminalTask(t, sandbox, endpoint.id, 'Hello from the console walk.')).id;
+    deliveryId = (await waitForDelivery(t, audioTaskId, (row) => row.status === 'failed', 'the delivery failed (404)')).id;
+    await eventually(() => jobState(t, deliveryId), (state) => state === 'completed', 'its job ended');
 
     userDataDir = mkdtempSync(join(tmpdir(), 'svc-console-chromium-'));
     context = await chromium.launchPersistentContext(userDataDir, {
@@ -65,6 +73,7 @@ describe('admin console in a browser', { skip }, () => {
     await context?.close();
     if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
     await t?.close();
+    await receiver?.close();
   });
 
   it('sign-in → create workspace → issue key → credit → see the wallet → revoke', async () => {
@@ -172,8 +181,14 @@ describe('admin console in a browser', { skip }, () => {
 
     await page.getByRole('link', { name: 'Webhook deliveries' }).click();
     await page.getByRole('heading', { name: 'Webhook deliveries' }).waitFor();
-    await page.getByText('No delivery matches.').waitFor();
-    await shot('10-webhook-deliveries', page, false);
+    await page.getByRole('button', { name: `Attempts of ${deliveryId}` }).click();
+    await page.getByRole('heading', { name: `Attempts of ${deliveryId}` }).waitFor();
+    await page.getByRole('cell', { name: 'the schedule' }).waitFor();
+    await page.getByRole('button', { name: 'Retry now' }).click();
+    await page.getByText(`Delivery ${deliveryId} will be attempted again now.`).waitFor();
+    // The retry ran: a second attempt, made by hand, is recorded.
+    await eventually(() => attemptsOf(t, deliveryId), (attempts) => attempts.some((a) => a.attempt === 2 && a.manual), 'the manual attempt');
+    await shot('10-webhook-deliveries');
 
     // The queue dashboard opens in a new tab with its short-lived cookie (no token in the URL).
     const popup = context.waitForEvent('page');

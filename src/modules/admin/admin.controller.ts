@@ -10,7 +10,7 @@ import {
   ApiTags,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
-import { CommonErrorCode, DEFAULT_PAGE_LIMIT, decodeCursor, DomainError, notFound, type Page } from '../../../libs/common/index.js';
+import { CommonErrorCode, DEFAULT_PAGE_LIMIT, decodeCursor, DomainError, encodeCursor, invalidField, notFound, type Page } from '../../../libs/common/index.js';
 import type { FastifyReply } from 'fastify';
 import { ErrorEnvelopeDto } from '../../app/error-envelope.dto.js';
 import { AppConfig } from '../../config/app-config.js';
@@ -22,6 +22,7 @@ import {
   AdminOverviewDto,
   AdminTaskDetailDto,
   AdminTaskPageDto,
+  AdminWebhookDeliveryAttemptPageDto,
   AdminWebhookDeliveryDto,
   AdminWebhookDeliveryPageDto,
   ApiKeyDto,
@@ -47,7 +48,15 @@ import {
 import { AdminOverviewService } from './admin-overview.service.js';
 import { AdminTaskListService } from './admin-task-list.service.js';
 import { AdminService } from './admin.service.js';
-import { AdminWebhookDeliveryDirectory, type AdminWebhookDeliverySummary } from './webhook-delivery-directory.js';
+import { type AdminWebhookDeliveryAttempt, AdminWebhookDeliveryDirectory, type AdminWebhookDeliverySummary } from './webhook-delivery-directory.js';
+
+/** Attempt pages are keyed by the attempt number (the cursor's id). */
+function attemptCursor(after: string | undefined): number | undefined {
+  const position = decodeCursor(after);
+  if (!position) return undefined;
+  if (!/^[1-9][0-9]{0,8}$/.test(position.id)) throw invalidField('after', 'malformed cursor');
+  return Number(position.id);
+}
 
 const conflict = (message: string) => new DomainError(409, CommonErrorCode.Conflict, message);
 
@@ -194,6 +203,20 @@ export class AdminController {
   @ApiOkResponse({ type: AdminWebhookDeliveryPageDto })
   listWebhookDeliveries(@Query() query: WebhookDeliveryQueryDto): Promise<Page<AdminWebhookDeliverySummary>> {
     return this.webhookDeliveries.list({ status: query.status, endpointId: query.endpointId, after: decodeCursor(query.after), limit: query.limit ?? DEFAULT_PAGE_LIMIT });
+  }
+
+  @Get('webhook-deliveries/:deliveryId/attempts')
+  @ApiOperation({ summary: "A delivery's attempts, newest first: when, how long, the receiver's status or the error" })
+  @ApiParam({ name: 'deliveryId', example: 'delivery:4f0c…' })
+  @ApiOkResponse({ type: AdminWebhookDeliveryAttemptPageDto })
+  @ApiNotFoundResponse({ type: ErrorEnvelopeDto, description: '`admin.not_found`' })
+  async webhookDeliveryAttempts(@Param('deliveryId') deliveryId: string, @Query() query: PageQueryDto): Promise<Page<AdminWebhookDeliveryAttempt>> {
+    const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
+    const rows = await this.webhookDeliveries.attempts(deliveryId, limit, attemptCursor(query.after));
+    if (!rows) throw notFound('webhook delivery');
+    const hasMore = rows.length > limit;
+    const items = rows.slice(0, limit);
+    return { items, hasMore, nextCursor: hasMore ? encodeCursor({ createdAt: items.at(-1)!.startedAt, id: String(items.at(-1)!.attempt) }) : null };
   }
 
   @Post('webhook-deliveries/:deliveryId/retry')

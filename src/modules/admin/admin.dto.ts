@@ -372,3 +372,23 @@ export class QueueDashboardSessionDto {
   @ApiProperty({ type: String, format: 'date-time', description: 'When the cookie stops being accepted' })
   expiresAt!: Date;
 }
+
+export class AdminWebhookDeliveryAttemptDto {
+  @ApiProperty({ example: 2, description: 'Numbered from 1 in the order they ran' })
+  attempt!: number;
+  @ApiProperty({ description: 'True when a person asked for it (a manual retry)' })
+  manual!: boolean;
+  @ApiProperty({ type: String, format: 'date-time' })
+  startedAt!: Date;
+  @ApiProperty()
+  durationMs!: number;
+  @ApiProperty({ type: Number, nullable: true, description: "The receiver's HTTP status; null when no answer came" })
+  statusCode!: number | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Why it failed without an answer (timeout, connection refused…)' })
+  error!: string | null;
+}
+
+export class AdminWebhookDeliveryAttemptPageDto extends PageDto {
+  @ApiProperty({ type: [AdminWebhookDeliveryAttemptDto] })
+  items!: AdminWebhookDeliveryAttemptDto[];
+}

@@ -6,6 +6,7 @@ export { DemoSeeder } from './demo-seeder.js';
 export { AdminTaskDirectory, type AdminTaskFilter, type AdminTaskSource, type AdminTaskSummary } from './task-directory.js';
 export {
   type AdminDeliveryRetryOutcome,
+  type AdminWebhookDeliveryAttempt,
   AdminWebhookDeliveryDirectory,
   type AdminWebhookDeliveryFilter,
   type AdminWebhookDeliverySource,

@@ -25,6 +25,16 @@ export interface AdminWebhookDeliveryFilter {
   limit: number;
 }
 
+/** One attempt of a delivery as the admin list shows it. */
+export interface AdminWebhookDeliveryAttempt {
+  attempt: number;
+  manual: boolean;
+  startedAt: Date;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+}
+
 /** What a manual retry by an operator came to. */
 export type AdminDeliveryRetryOutcome =
   | { outcome: 'retried'; delivery: AdminWebhookDeliverySummary }
@@ -35,6 +45,8 @@ export type AdminDeliveryRetryOutcome =
 export interface AdminWebhookDeliverySource {
   list(filter: AdminWebhookDeliveryFilter): Promise<Page<AdminWebhookDeliverySummary>>;
   retry(deliveryId: string): Promise<AdminDeliveryRetryOutcome>;
+  /** The delivery's attempts, newest first, `limit + 1` of them below `beforeAttempt`; null when there is no such delivery. */
+  attempts(deliveryId: string, limit: number, beforeAttempt?: number): Promise<AdminWebhookDeliveryAttempt[] | null>;
 }
 
 /**
@@ -56,5 +68,9 @@ export class AdminWebhookDeliveryDirectory {
 
   retry(deliveryId: string): Promise<AdminDeliveryRetryOutcome> {
     return this.source ? this.source.retry(deliveryId) : Promise.resolve({ outcome: 'not_found' });
+  }
+
+  attempts(deliveryId: string, limit: number, beforeAttempt?: number): Promise<AdminWebhookDeliveryAttempt[] | null> {
+    return this.source ? this.source.attempts(deliveryId, limit, beforeAttempt) : Promise.resolve(null);
   }
 }

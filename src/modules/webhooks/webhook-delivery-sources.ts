@@ -1,5 +1,5 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { Clock, toPage } from '../../../libs/common/index.js';
+import { Clock, isIdOf, toPage } from '../../../libs/common/index.js';
 import { WorkReconciler } from '../../queue/work-reconciler.js';
 import { AdminWebhookDeliveryDirectory } from '../admin/index.js';
 import { deliveryJobId, WEBHOOK_DELIVER_JOB, WEBHOOK_JOB_OPTIONS, WEBHOOKS_QUEUE } from './webhook-jobs.js';
@@ -45,6 +45,10 @@ export class WebhookDeliverySources implements OnModuleInit {
         return toPage(rows, filter.limit, (row) => ({ ...toDeliveryResource(row), endpointId: row.endpointId, apiKeyId: row.apiKeyId }));
       },
       retry: (deliveryId) => this.service.retryByOperator(deliveryId),
+      attempts: async (deliveryId, limit, beforeAttempt) => {
+        const delivery = isIdOf('delivery', deliveryId) ? await this.deliveries.findById(deliveryId) : null;
+        return delivery ? this.deliveries.attempts(delivery.id, limit, beforeAttempt) : null;
+      },
     });
   }
 }
