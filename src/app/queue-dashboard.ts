@@ -3,29 +3,24 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { BearerToken } from '../../libs/common/index.js';
 import type { AppConfig } from '../config/app-config.js';
 import { QUEUE_DASHBOARD_PATH, QueueDashboardCookie } from '../queue/queue-dashboard-cookie.js';
 import { Queues } from '../queue/queues.js';
 import { RegisteredQueues } from '../queue/registered-queues.js';
 
-/** The admin token as the Authorization header carries it, compared in constant time (as AdminGuard does). */
-function bearerIsAdmin(header: string | undefined, expected: Buffer): boolean {
-  const token = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1] ?? '';
-  return token !== '' && timingSafeEqual(createHash('sha256').update(token).digest(), expected);
-}
-
 /**
  * Mounts bull-board at /admin/queues over every queue the modules registered
  * (QueueModule.forFeature → RegisteredQueues), behind the admin token: an `Authorization: Bearer
- * <ADMIN_TOKEN>` header or the dashboard cookie. Anything else is 401 `admin.unauthorized` in
- * the usual envelope. Called by createApp before the app listens (queues are registered by then).
+ * <ADMIN_TOKEN>` header (constant-time, as AdminGuard) or the dashboard cookie. Anything else is
+ * 401 `admin.unauthorized` in the usual envelope. Called by createApp before the app listens
+ * (queues are registered by then).
  */
 export async function mountQueueDashboard(app: NestFastifyApplication, config: AppConfig): Promise<void> {
   const registered = app.get(RegisteredQueues, { strict: false });
   const queues = app.get(Queues, { strict: false });
   const cookie = new QueueDashboardCookie(config);
-  const adminToken = createHash('sha256').update(config.env.ADMIN_TOKEN).digest();
+  const adminToken = new BearerToken(config.env.ADMIN_TOKEN);
 
   const serverAdapter = new FastifyAdapter();
   serverAdapter.setBasePath(QUEUE_DASHBOARD_PATH);
@@ -41,7 +36,7 @@ export async function mountQueueDashboard(app: NestFastifyApplication, config: A
   const plugin = serverAdapter.registerPlugin();
   await app.register(async (scope: FastifyInstance) => {
     scope.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-      if (bearerIsAdmin(request.headers.authorization, adminToken) || cookie.accepts(request.headers.cookie)) return;
+      if (adminToken.matches(request.headers.authorization) || cookie.accepts(request.headers.cookie)) return;
       await reply
         .code(401)
         .header('content-type', 'application/json; charset=utf-8')

@@ -65,6 +65,8 @@ describe('admin console in a browser', { skip }, () => {
       viewport: { width: 1280, height: 860 },
       deviceScaleFactor: 1,
     });
+    // A bound on every wait (the machine may be busy with other suites); no assertion is timed.
+    context.setDefaultTimeout(60_000);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.baseUrl });
     page = context.pages()[0] ?? (await context.newPage());
   });
