@@ -85,7 +85,6 @@ async function openQueues(status: HTMLElement): Promise<void> {
 function signOut(): void {
   token.clear();
   signInMessage = 'Signed out.';
-  location.hash = '#/overview';
   render();
 }
 
@@ -111,8 +110,9 @@ function signInPage(): void {
           await call('GET', '/overview', { tokenOverride: value });
           token.set(value);
           signInMessage = null;
+          // Setting the hash renders (hashchange); otherwise render the page asked for.
           if (!location.hash) location.hash = '#/overview';
-          render();
+          else render();
         } catch (error) {
           replace(message, errorNotice(error));
           button.disabled = false;
