@@ -10,11 +10,13 @@ import { DomainError, ErrorDomains, RequestErrorCode } from '../../libs/common/i
 import { AppModule, type AppModuleOptions } from '../app.module.js';
 import type { AppConfig } from '../config/app-config.js';
 import { Metrics } from '../observability/metrics.service.js';
+import { mountAdminConsole } from './admin-console.js';
 import { answerClientError } from './client-error.js';
 import { HttpExceptionFilter } from './http-exception.filter.js';
 import { jsonShapeProblem } from './json-depth.js';
 import { createRootLogger, tagRequestId } from './logger.js';
 import { setupOpenApi } from './openapi.js';
+import { mountQueueDashboard } from './queue-dashboard.js';
 import { StrictValidationPipe } from './validation.pipe.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -112,5 +114,7 @@ export async function createApp(config: AppConfig, options: AppModuleOptions & {
   });
 
   setupOpenApi(app);
+  await mountQueueDashboard(app, config);
+  await mountAdminConsole(app);
   return app;
 }

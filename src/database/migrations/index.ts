@@ -12,6 +12,7 @@ import { WebhookEndpoints1763800000900 } from './1763800000900-webhook-endpoints
 import { WebhookDeliveries1763800000950 } from './1763800000950-webhook-deliveries.js';
 import { Images1763800001000 } from './1763800001000-images.js';
 import { AlternateVideo1763800001100 } from './1763800001100-alternate-video.js';
+import { LedgerSubject1763800001200 } from './1763800001200-ledger-subject.js';
 
 /** Every migration, in order. A new one is appended here (explicit: no glob loading in ESM). */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   WebhookDeliveries1763800000950,
   Images1763800001000,
   AlternateVideo1763800001100,
+  LedgerSubject1763800001200,
 ];

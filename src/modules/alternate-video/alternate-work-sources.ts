@@ -51,6 +51,10 @@ export class AlternateWorkSources implements OnModuleInit {
         (await this.tasks.listAll({ limit: filter.limit, after: filter.after, status: filter.status as never, workspaceId: filter.workspaceId })).map((task) =>
           toAdminTaskSummary('alternate', task),
         ),
+      get: async (id) => {
+        const task = id.startsWith('alt:') ? await this.tasks.findById(id) : null;
+        return task ? toAdminTaskSummary('alternate', task) : null;
+      },
     });
     this.periodic.register(this.sweep.periodicTask('alternate-retention', this.config.env.MEDIA_SWEEP_INTERVAL_MS));
     this.periodic.register({
