@@ -180,7 +180,7 @@ describe('admin API for the console', () => {
           tasksCapped: boolean;
           taskKinds: string[];
         }>(get('/admin/v1/overview'));
-        assert.deepEqual(body.taskKinds, ['audio', 'image', 'video']);
+        assert.deepEqual(body.taskKinds, ['alternate', 'audio', 'image', 'video']);
         assert.equal(body.openHolds, 1);
         assert.equal(body.heldUsd, 0.25);
         assert.deepEqual(body.queues.map((q) => q.name), t.app.get(RegisteredQueues).list().sort());
