@@ -223,6 +223,8 @@ describe('image generation (sandbox key, real app)', () => {
     const id = running[0]!.id;
     const row = await eventually(() => generationRow(t, id), (r) => r?.status !== 'running', 'the generation to end');
     assert.equal(row!.status, 'succeeded');
+    // The row turns succeeded, then the hold is settled (the request's last step, with no client to answer).
+    await eventually(() => holdLedger(t, id), (ledger) => ledger.status !== 'open', 'the hold to be settled');
     const price = imageListCost('vendor-3.1-flash-lite-image', '1K');
     assert.deepEqual(await holdLedger(t, id), { status: 'settled', amount: price, captured: price, hold: price, capture: price, release: 0n, captureEntries: 1 });
     const afterwards = await walletState(t, account.workspaceId);
