@@ -8,6 +8,7 @@ import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { redactUrl } from '../../src/app/logger.js';
 import { createAudio, speechBody, waitForAudio } from '../audio/audio-helpers.js';
+import { eventually } from '../support/eventually.js';
 import { createAccount, type TestAccount } from '../support/factories.js';
 import { bootTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../support/test-app.js';
 
@@ -50,7 +51,11 @@ describe('logs: JSON, request and job context, task life, no secrets', () => {
     assert.equal(createdLine.level, 30);
     assert.equal(createdLine.reqId, 'trace-abc.123', 'a line logged while serving the request carries its id');
 
-    const completed = logs.lines.find((l) => l.msg === 'request completed' && l.reqId === 'trace-abc.123');
+    const completed = await eventually(
+      async () => logs.lines.find((l) => l.msg === 'request completed' && l.reqId === 'trace-abc.123'),
+      (line) => line !== undefined,
+      'the request to be logged on completion',
+    );
     assert.ok(completed, 'the request itself is logged once on completion');
     assert.deepEqual((completed as { res?: unknown }).res, { statusCode: 200 });
     assert.equal(logs.lines.filter((l) => l.msg === 'request completed' && l.reqId === 'trace-abc.123').length, 1);
@@ -72,11 +77,17 @@ describe('logs: JSON, request and job context, task life, no secrets', () => {
     const link = new URL(done.outputs.audios[0]!.url);
     const signature = link.searchParams.get('sig');
     assert.ok(signature, 'media links are signed with sig=');
-    assert.equal((await t.request(`${link.pathname}${link.search}`, { headers: { 'x-request-id': 'media-fetch' } })).status, 200);
+    const fetched = await t.request(`${link.pathname}${link.search}`, { headers: { 'x-request-id': 'media-fetch' } });
+    assert.equal(fetched.status, 200);
+    await fetched.arrayBuffer(); // the request is logged once its response has been sent whole
     assert.equal((await t.request('/admin/v1/workspaces', { admin: true, headers: { 'x-request-id': 'admin-list' } })).status, 200);
 
-    const media = logs.lines.find((l) => l.msg === 'request completed' && l.reqId === 'media-fetch') as { req?: { url?: string } } | undefined;
-    assert.ok(media?.req?.url?.includes('sig=[redacted]'), `the link's path is logged, its signature is not: ${media?.req?.url}`);
+    const media = (await eventually(
+      async () => logs.lines.find((l) => l.msg === 'request completed' && l.reqId === 'media-fetch'),
+      (line) => line !== undefined,
+      'the media request to be logged',
+    )) as { req?: { url?: string } };
+    assert.ok(media.req?.url?.includes('sig=[redacted]'), `the link's path is logged, its signature is not: ${media.req?.url}`);
     assert.ok(!logs.raw.some((text) => text.includes(signature)), 'no line holds the signature');
     assert.ok(!logs.raw.some((text) => text.includes(TEST_ADMIN_TOKEN)), 'no line holds the admin token');
   });
