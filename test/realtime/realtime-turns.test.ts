@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { microsToUsd } from '../../libs/common/index.js';
-import { holdLedger, pollTask, speechListCost, storedAudio, taskRow, terminal, waitForTaskStatus } from '../audio/support/speech-stream-helpers.js';
+import { holdLedger, pollTask, speechListCost, taskRow, terminal, waitForTaskStatus } from '../audio/support/speech-stream-helpers.js';
 import { createAccount, type TestAccount } from '../support/factories.js';
 import { fundedAppForSuite } from '../support/suite-app.js';
 import type { TestApp } from '../support/test-app.js';
@@ -48,7 +48,11 @@ describe('realtime turns', () => {
     assert.equal(task.status, 'succeeded');
     assert.deepEqual(last, { type: 'turn.completed', turnId: 'turn-1', taskId: accepted.taskId, status: 'succeeded', usage: task.usage });
     assert.equal(task.usage.chargedUsd, accepted.estimatedUsd);
-    assert.deepEqual(await storedAudio(t, owner, accepted.taskId), pcm);
+    // Neither replayed nor archived: the task keeps its usage, not the audio.
+    assert.deepEqual(task.outputs.audios, []);
+    const [stored] = await t.db.query<{ media_key: string | null; output_seconds: number }>(`SELECT media_key, output_seconds FROM audio_task WHERE id = $1`, [accepted.taskId]);
+    assert.equal(stored!.media_key, null);
+    assert.equal(Number(stored!.output_seconds), pcm.length / 48_000);
     const ledger = await holdLedger(t, accepted.taskId);
     assert.equal(ledger.holds, 1);
     assert.equal(ledger.entries.capture, 1);
