@@ -1,6 +1,8 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { Clock, ErrorDomains } from '../libs/common/index.js';
+import type { Logger as PinoLogger } from 'pino';
 import { ErrorDomainsModule } from './app/error-domains.module.js';
+import { createRootLogger, LoggingModule } from './app/logger.js';
 import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
@@ -28,6 +30,8 @@ export interface AppModuleOptions {
   media?: MediaModuleOptions;
   /** The error-prefix registry the exception filter reads (createApp passes the filter's). */
   errorDomains?: ErrorDomains;
+  /** The process's root logger (createApp passes the one Fastify writes with); else one from LOG_LEVEL / LOG_PRETTY. */
+  logger?: PinoLogger;
 }
 
 @Module({})
@@ -37,6 +41,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config, options.clock),
+        LoggingModule.forRoot(options.logger ?? createRootLogger(config)),
         MetricsModule,
         ErrorDomainsModule.forRoot(options.errorDomains),
         DatabaseModule.forRoot(config),

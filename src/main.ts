@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { Logger as PinoBridge } from 'nestjs-pino';
 import { createApp } from './app/create-app.js';
 import { AppModule } from './app.module.js';
 import { AppConfig } from './config/app-config.js';
@@ -21,7 +22,8 @@ async function bootstrap(): Promise<void> {
     }
   } else {
     // Worker only: no HTTP server, the same modules (processors start in QueueLifecycle).
-    const app = await NestFactory.createApplicationContext(AppModule.create(config));
+    const app = await NestFactory.createApplicationContext(AppModule.create(config), { bufferLogs: true });
+    app.useLogger(app.get(PinoBridge));
     app.enableShutdownHooks();
     new Logger('Bootstrap').log('worker started');
   }

@@ -2,9 +2,11 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { WsAdapter } from '@nestjs/platform-ws';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { type FastifyError, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { Logger } from 'nestjs-pino';
+import type { DestinationStream } from 'pino';
 import { DomainError, ErrorDomains, RequestErrorCode } from '../../libs/common/index.js';
 import { AppModule, type AppModuleOptions } from '../app.module.js';
 import type { AppConfig } from '../config/app-config.js';
@@ -12,7 +14,7 @@ import { Metrics } from '../observability/metrics.service.js';
 import { answerClientError } from './client-error.js';
 import { HttpExceptionFilter } from './http-exception.filter.js';
 import { jsonShapeProblem } from './json-depth.js';
-import { createRootLogger, NestPinoLogger } from './logger.js';
+import { createRootLogger, tagRequestId } from './logger.js';
 import { setupOpenApi } from './openapi.js';
 import { StrictValidationPipe } from './validation.pipe.js';
 
@@ -22,20 +24,22 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * Builds the application (not yet listening). main.ts and every end-to-end test boot through
  * here, so tests exercise exactly the production wiring.
  */
-export async function createApp(config: AppConfig, options: AppModuleOptions = {}): Promise<NestFastifyApplication> {
-  const logger = createRootLogger(config);
+export async function createApp(config: AppConfig, options: AppModuleOptions & { logDestination?: DestinationStream } = {}): Promise<NestFastifyApplication> {
+  const logger = options.logger ?? createRootLogger(config, { destination: options.logDestination });
   // Filled by the modules as they are built (ErrorDomainsModule.forFeature), read by the filter.
   const errorDomains = new ErrorDomains();
   const filter = new HttpExceptionFilter(errorDomains);
   const requestTimeout = config.env.REQUEST_TIMEOUT_MS;
   const adapter = new FastifyAdapter({
+    // Fastify logs its own faults with the root logger; requests are logged by nestjs-pino (LoggingModule), once.
     loggerInstance: logger,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.env.BODY_LIMIT_BYTES,
     // A client's x-request-id is kept when it is sane, so logs line up across services.
     requestIdHeader: false,
     genReqId: (request: IncomingMessage) => {
       const given = request.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+      return tagRequestId(request, typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID());
     },
     trustProxy: true,
     routerOptions: { ignoreTrailingSlash: true },
@@ -55,14 +59,14 @@ export async function createApp(config: AppConfig, options: AppModuleOptions = {
       filter.send(error, request, reply);
     },
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.create(config, { ...options, errorDomains }), adapter, {
-    logger: new NestPinoLogger(logger),
-    bufferLogs: false,
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.create(config, { ...options, errorDomains, logger }), adapter, {
+    bufferLogs: true,
     abortOnError: false,
     // JSON only: Nest would add a form parser, Fastify has a text/plain one; anything else is 415.
     bodyParser: false,
   });
 
+  app.useLogger(app.get(Logger));
   // The realtime gateway (raw `ws`) shares the HTTP server and port. Its frames are `{type, …}`, read
   // by the gateway itself: Nest's `{event, data}` dispatch is given nothing to parse.
   app.useWebSocketAdapter(new WsAdapter(app, { messageParser: () => undefined }));

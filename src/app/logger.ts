@@ -1,44 +1,107 @@
-import type { LoggerService } from '@nestjs/common';
-import { pino, type Logger as PinoLogger } from 'pino';
+import { type DynamicModule, Module, RequestMethod } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LoggerModule } from 'nestjs-pino';
+import { type DestinationStream, type Logger as PinoLogger, pino } from 'pino';
 import type { AppConfig } from '../config/app-config.js';
 
-/** One pino logger per app: Fastify logs requests with it, Nest logs through NestPinoLogger. */
-export function createRootLogger(config: AppConfig): PinoLogger {
-  return pino({
-    level: config.env.LOG_LEVEL,
-    base: { role: config.env.APP_ROLE },
-    redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]'], censor: '[redacted]' },
-    ...(config.env.LOG_PRETTY ? { transport: { target: 'pino-pretty', options: { singleLine: true } } } : {}),
-  });
+/** Query parameters that carry a credential: the signature of a signed media link, presigned S3 links, tokens. */
+const SECRET_QUERY_PARAMS = /^(sig|signature|token|x-amz-signature|x-amz-credential|x-amz-security-token)$/i;
+
+/** The URL as logged: the path and the query, with credential values replaced (a signed link is a bearer credential). */
+export function redactUrl(url: string): string {
+  const at = url.indexOf('?');
+  if (at < 0) return url;
+  const query = url
+    .slice(at + 1)
+    .split('&')
+    .map((pair) => {
+      const name = decodeURIComponentSafe(pair.split('=', 1)[0] ?? '');
+      return SECRET_QUERY_PARAMS.test(name) ? `${pair.split('=', 1)[0]}=[redacted]` : pair;
+    })
+    .join('&');
+  return `${url.slice(0, at)}?${query}`;
 }
 
-/** Nest's LoggerService on top of pino, so framework and app logs share one structured stream. */
-export class NestPinoLogger implements LoggerService {
-  constructor(private readonly root: PinoLogger) {}
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
 
-  log(message: unknown, context?: string): void {
-    this.write('info', message, context);
-  }
-  error(message: unknown, traceOrContext?: string, context?: string): void {
-    const ctx = context ?? traceOrContext;
-    if (message instanceof Error) this.root.error({ context: ctx, err: message }, message.message);
-    else this.write('error', message, ctx, context ? traceOrContext : undefined);
-  }
-  warn(message: unknown, context?: string): void {
-    this.write('warn', message, context);
-  }
-  debug(message: unknown, context?: string): void {
-    this.write('debug', message, context);
-  }
-  verbose(message: unknown, context?: string): void {
-    this.write('trace', message, context);
-  }
-  fatal(message: unknown, context?: string): void {
-    this.write('fatal', message, context);
-  }
+/**
+ * Header values never logged: API keys and the admin token (authorization), cookies (the queue
+ * dashboard's session), webhook signatures we send, and the Standard Webhooks signature of callbacks.
+ */
+const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-api-key"]',
+  'req.headers["webhook-signature"]',
+  'res.headers["set-cookie"]',
+];
 
-  private write(level: 'info' | 'error' | 'warn' | 'debug' | 'trace' | 'fatal', message: unknown, context?: string, stack?: string): void {
-    if (typeof message === 'object' && message !== null) this.root[level]({ context, ...message, stack });
-    else this.root[level]({ context, stack }, String(message));
+export interface LoggingOptions {
+  /** Where lines go: stdout for the service, stderr for the CLI (its stdout is the command's JSON), a stream in tests. */
+  destination?: DestinationStream;
+  /** Overrides LOG_LEVEL (the CLI is quiet unless --verbose). */
+  level?: string;
+}
+
+/** One pino logger per process: JSON lines unless LOG_PRETTY, at LOG_LEVEL, with the role on every line. */
+export function createRootLogger(config: AppConfig, options: LoggingOptions = {}): PinoLogger {
+  const settings = {
+    level: options.level ?? config.env.LOG_LEVEL,
+    base: { role: config.env.APP_ROLE },
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+  };
+  if (options.destination) return pino(settings, options.destination);
+  // pino-pretty is a development dependency: LOG_PRETTY is for a developer's terminal.
+  if (config.env.LOG_PRETTY) return pino({ ...settings, transport: { target: 'pino-pretty', options: { singleLine: true, destination: 1 } } });
+  return pino(settings);
+}
+
+/** Nest's request-id bridge: the id Fastify chose (a sane client `x-request-id`, else a UUID) rides on the raw request. */
+export const REQUEST_ID = Symbol('svc.requestId');
+type WithRequestId = IncomingMessage & { [REQUEST_ID]?: string };
+
+export function tagRequestId(request: IncomingMessage, id: string): string {
+  (request as WithRequestId)[REQUEST_ID] = id;
+  return id;
+}
+
+/**
+ * nestjs-pino over the process's root logger: every line logged while a request is served carries
+ * its `reqId` (pino-http binds a child logger in AsyncLocalStorage; Nest's `Logger` reads it), and
+ * every line of a queue job carries the job's ids (QueueLifecycle runs each job in a context of
+ * its own). Requests are logged once, on completion, with the URL's credentials redacted.
+ */
+@Module({})
+export class LoggingModule {
+  static forRoot(logger: PinoLogger): DynamicModule {
+    return {
+      module: LoggingModule,
+      global: true,
+      imports: [
+        LoggerModule.forRoot({
+          // Every path. nestjs-pino's default (`{/*splat}`) reaches @fastify/middie unconverted and
+          // matches nothing there; `*` is converted by Nest's Fastify adapter (`/{*path}`).
+          forRoutes: [{ path: '*', method: RequestMethod.ALL }],
+          pinoHttp: {
+            logger,
+            genReqId: (request: IncomingMessage) => (request as WithRequestId)[REQUEST_ID] ?? 'none',
+            customAttributeKeys: { reqId: 'reqId' },
+            quietReqLogger: true,
+            serializers: {
+              req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: redactUrl(req.url) }),
+              res: (res: ServerResponse & { statusCode: number }) => ({ statusCode: res.statusCode }),
+            },
+            customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
+          },
+        }),
+      ],
+      exports: [LoggerModule],
+    };
   }
 }

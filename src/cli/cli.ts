@@ -1,37 +1,17 @@
 import 'reflect-metadata';
-import type { LoggerService } from '@nestjs/common';
 import { DomainError, ErrorDomains } from '../../libs/common/index.js';
 import { InvalidEnvironmentError } from '../config/environment.js';
 import { helpText, parseCommandLine, UsageError } from './commands.js';
 
 /**
- * Operator CLI: `npm run cli -- <command> [--flags]` (see `help`). It boots the same modules as
- * the service, as an application context with APP_ROLE=api (no HTTP server, no queue workers,
- * no periodic jobs), calls AdminService like the admin API does, prints JSON on stdout and exits.
+ * Operator CLI: `npm run cli -- <command> [--flags]` (see `help`). It boots only the platform,
+ * identity and billing (CliModule) as an application context with APP_ROLE=api (no HTTP server,
+ * no queue workers, no periodic jobs), calls AdminService like the admin API does, prints JSON on
+ * stdout and exits.
  *
  * Exit codes: 0 done, 1 refused or failed (unknown id, conflict, configuration, database), 2
  * bad command line (nothing was booted).
  */
-
-/** Logs go to stderr so stdout stays parseable JSON; only errors unless --verbose. */
-class StderrLogger implements LoggerService {
-  constructor(private readonly chatty: boolean) {}
-  log(message: unknown, context?: string): void {
-    if (this.chatty) this.write('log', message, context);
-  }
-  warn(message: unknown, context?: string): void {
-    if (this.chatty) this.write('warn', message, context);
-  }
-  error(message: unknown, ...rest: unknown[]): void {
-    this.write('error', message, rest.filter((r) => typeof r === 'string').at(-1));
-  }
-  debug(): void {}
-  verbose(): void {}
-  private write(level: string, message: unknown, context?: string): void {
-    const text = message instanceof Error ? (message.stack ?? message.message) : typeof message === 'string' ? message : JSON.stringify(message);
-    process.stderr.write(`[${level}]${context ? ` ${context}:` : ''} ${text}\n`);
-  }
-}
 
 function print(stream: NodeJS.WriteStream, text: string): Promise<void> {
   return new Promise((resolve) => stream.write(text, () => resolve()));
@@ -51,18 +31,21 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
 
-  // The service's modules load only now, so help and bad input answer at once.
-  const [{ NestFactory }, { AppModule }, { AppConfig }, { AdminService }] = await Promise.all([
+  // The modules load only now, so help and bad input answer at once.
+  const [{ NestFactory }, { CliModule }, { AppConfig }, { AdminService }, { createRootLogger }, { Logger }, { pino }] = await Promise.all([
     import('@nestjs/core'),
-    import('../app.module.js'),
+    import('./cli.module.js'),
     import('../config/app-config.js'),
     import('../modules/admin/admin.service.js'),
+    import('../app/logger.js'),
+    import('nestjs-pino'),
+    import('pino'),
   ]);
   const config = AppConfig.fromProcess({ APP_ROLE: 'api', DEMO_SEED: 'false' });
-  const app = await NestFactory.createApplicationContext(AppModule.create(config), {
-    logger: new StderrLogger(parsed.verbose),
-    abortOnError: false,
-  });
+  // JSON log lines on stderr, so stdout stays the command's JSON; only errors unless --verbose.
+  const logger = createRootLogger(config, { destination: pino.destination({ fd: 2, sync: true }), level: parsed.verbose ? config.env.LOG_LEVEL : 'error' });
+  const app = await NestFactory.createApplicationContext(CliModule.create(config, logger), { bufferLogs: true, abortOnError: false });
+  app.useLogger(app.get(Logger));
   try {
     const result = await parsed.command.run(app.get(AdminService), parsed.input);
     await print(process.stdout, `${JSON.stringify(result, null, 2)}\n`);

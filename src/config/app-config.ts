@@ -21,8 +21,9 @@ export class AppConfig {
   get mediaDir(): string {
     return resolve(this.env.MEDIA_DIR);
   }
+  /** Links follow the port unless PUBLIC_BASE_URL says otherwise (a newcomer on another port gets working links). */
   get publicBaseUrl(): string {
-    return this.env.PUBLIC_BASE_URL.replace(/\/+$/, '');
+    return (this.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${this.env.PORT}`).replace(/\/+$/, '');
   }
 
   /** Reads `.env` (if present) into `process.env`, then validates. The one `process.env` read. */

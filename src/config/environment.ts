@@ -14,6 +14,7 @@ import {
   ValidateIf,
   validateSync,
 } from 'class-validator';
+import { weakEncryptionKeyReason, weakSecretReason } from './secret-strength.js';
 
 /** true/false words become booleans; anything else stays a string, so @IsBoolean names the variable. */
 const toBool = ({ value }: { value: unknown }): unknown => {
@@ -45,9 +46,9 @@ export class EnvironmentVariables {
   @IsString()
   HOST = '127.0.0.1';
 
-  /** Base of every link the service mints (signed media links, realtime URLs). */
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
-  PUBLIC_BASE_URL = 'http://127.0.0.1:3000';
+  /** Base of every link the service mints (signed media links, realtime URLs); unset: `http://127.0.0.1:${PORT}`. */
+  @IsOptional() @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  PUBLIC_BASE_URL?: string;
 
   @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// URL' })
   DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/svc';
@@ -282,6 +283,28 @@ export class EnvironmentVariables {
 
 /** Secrets whose development defaults must never reach production. */
 const SECRETS_WITH_DEV_DEFAULTS = ['ADMIN_TOKEN', 'MEDIA_SIGNING_KEY', 'SECRETS_ENCRYPTION_KEY'] as const;
+const DEV_DEFAULTS = new EnvironmentVariables();
+const PLACEHOLDERS = SECRETS_WITH_DEV_DEFAULTS.map((name) => DEV_DEFAULTS[name]);
+/** Estimated bits production asks of each secret: 32 bytes for the signing key, 16 for the admin bearer token. */
+const MIN_SECRET_BITS = { ADMIN_TOKEN: 128, MEDIA_SIGNING_KEY: 256 } as const;
+
+/** Production's refusals of placeholder and weak secrets, one line per variable. */
+function productionSecretProblems(env: EnvironmentVariables, defined: Record<string, string | undefined>, malformed: Set<string>): string[] {
+  const problems: string[] = [];
+  for (const name of SECRETS_WITH_DEV_DEFAULTS) {
+    if (malformed.has(name)) continue;
+    if (defined[name] === undefined) {
+      problems.push(`${name}: must be set in production`);
+      continue;
+    }
+    const why =
+      name === 'SECRETS_ENCRYPTION_KEY'
+        ? weakEncryptionKeyReason(env[name], PLACEHOLDERS)
+        : weakSecretReason(env[name], MIN_SECRET_BITS[name], PLACEHOLDERS);
+    if (why) problems.push(`${name}: ${why}`);
+  }
+  return problems;
+}
 
 export class InvalidEnvironmentError extends Error {}
 
@@ -289,14 +312,11 @@ export class InvalidEnvironmentError extends Error {}
 export function validateEnvironment(raw: Record<string, string | undefined>): EnvironmentVariables {
   const defined = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined && v !== ''));
   const env = plainToInstance(EnvironmentVariables, defined, { exposeDefaultValues: true });
-  const problems = validateSync(env, { skipMissingProperties: false }).map((e) => {
-    const why = Object.values(e.constraints ?? {}).join('; ');
-    return `${e.property}: ${why}`;
-  });
+  const errors = validateSync(env, { skipMissingProperties: false });
+  const problems = errors.map((e) => `${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`);
   if (env.NODE_ENV === 'production') {
-    for (const name of SECRETS_WITH_DEV_DEFAULTS) {
-      if (defined[name] === undefined) problems.push(`${name}: must be set in production`);
-    }
+    // A value that failed its own format check is named once, for that.
+    problems.push(...productionSecretProblems(env, defined, new Set(errors.map((e) => e.property))));
     if (env.DATABASE_CREATE_IF_MISSING && defined.DATABASE_CREATE_IF_MISSING === undefined) env.DATABASE_CREATE_IF_MISSING = false;
     if (defined.DEMO_SEED === undefined) env.DEMO_SEED = false;
   }

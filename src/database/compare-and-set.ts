@@ -1,4 +1,8 @@
+import { Logger } from '@nestjs/common';
 import type { EntityManager, EntityTarget, ObjectLiteral, QueryDeepPartialEntity } from 'typeorm';
+
+/** Every task's life, at info: each applied change of status or phase (in a job, the line carries the job's ids). */
+const taskLog = new Logger('TaskState');
 
 /**
  * What a row must currently be for an update to apply. `phase` may list `null` (no phase);
@@ -30,5 +34,10 @@ export async function compareAndSet<E extends ObjectLiteral, Status extends stri
   }
   for (const condition of conditions.also ?? []) qb.andWhere(condition.sql, condition.params);
   const result = await qb.execute();
-  return (result.affected ?? 0) > 0;
+  const applied = (result.affected ?? 0) > 0;
+  const { status, phase } = changes as { status?: unknown; phase?: unknown };
+  if (applied && (status !== undefined || phase !== undefined)) {
+    taskLog.log({ msg: 'task state', taskId: id, ...(status !== undefined ? { status } : {}), ...(phase !== undefined ? { phase } : {}) });
+  }
+  return applied;
 }

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import type { DataSource, FindOptionsWhere, ObjectLiteral, QueryDeepPartialEntity, Repository } from 'typeorm';
 import { entityManagerOf, inTransaction, type TransactionHandle } from './transaction.js';
 
@@ -25,8 +26,12 @@ export abstract class TaskRowRepository<E extends TaskRow> {
     return inTransaction(this.db, work);
   }
 
+  private readonly log = new Logger('TaskState');
+
+  /** Logged at info as `task created` (inside the creating transaction: a refusal after it rolls the row back). */
   async insert(tx: TransactionHandle, task: E): Promise<void> {
     await entityManagerOf(tx).insert(this.tasks.target, task);
+    this.log.log({ msg: 'task created', taskId: task.id, ...('status' in task ? { status: task.status } : {}) });
   }
 
   findOwned(apiKeyId: string, id: string): Promise<E | null> {

@@ -1,7 +1,9 @@
 import { BullRegistrar, WorkerHost } from '@nestjs/bullmq';
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
+import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { PinoLogger } from 'nestjs-pino';
 import { AppConfig } from '../config/app-config.js';
 import { PeriodicScheduler } from './periodic-scheduler.js';
 import { Queues } from './queues.js';
@@ -26,18 +28,30 @@ export class QueueLifecycle implements OnApplicationBootstrap, BeforeApplication
     private readonly registered: RegisteredQueues,
     private readonly discovery: DiscoveryService,
     @Inject(REDIS) private readonly redis: Redis,
+    private readonly jobLogs: PinoLogger,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     for (const name of this.registered.list()) logErrorsQuietly(this.queues.get(name), `queue ${name}`, this.logger);
     await this.warnOnEvictionPolicy();
     if (!this.config.runsWorkers) return;
+    const hosts = this.discovery.getProviders().flatMap(({ instance }) => (instance instanceof WorkerHost ? [instance] : []));
+    for (const host of hosts) this.logInJobContext(host);
     this.registrar.register();
-    for (const { instance } of this.discovery.getProviders()) {
-      if (instance instanceof WorkerHost) logErrorsQuietly(instance.worker, `worker of queue ${instance.worker.name}`, this.logger);
-    }
+    for (const host of hosts) logErrorsQuietly(host.worker, `worker of queue ${host.worker.name}`, this.logger);
     await this.scheduler.schedule();
     this.scheduler.startWatching();
+  }
+
+  /**
+   * Every line a job logs carries its queue, job id and the ids its payload names (`taskId`,
+   * `deliveryId`, …), as a request's lines carry its `reqId`. Wraps the host's `process` before
+   * the registrar binds it into a worker, so no processor has to remember.
+   */
+  private logInJobContext(host: WorkerHost): void {
+    const process = host.process.bind(host);
+    host.process = (job: Job, token?: string) =>
+      this.jobLogs.runInContext(() => process(job, token), { bindings: { queue: job.queueName, jobId: job.id, ...idsOf(job.data) } });
   }
 
   /** Before the queues close (their onApplicationShutdown), so no check runs on a closed connection. */
@@ -62,4 +76,10 @@ export class QueueLifecycle implements OnApplicationBootstrap, BeforeApplication
       this.logger.warn(`could not read Redis maxmemory-policy: ${String(error)}`);
     }
   }
+}
+
+/** The string ids a job's payload carries (`taskId`, `deliveryId`, …), at most four. */
+function idsOf(data: unknown): Record<string, string> {
+  if (typeof data !== 'object' || data === null) return {};
+  return Object.fromEntries(Object.entries(data).filter(([key, value]) => /Id$/.test(key) && typeof value === 'string').slice(0, 4));
 }

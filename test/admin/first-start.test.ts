@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { DemoSeeder } from '../../src/modules/admin/demo-seeder.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
+import { PRODUCTION_ENV } from '../support/production-env.js';
 
 /** Runs `fn` with process.stdout captured (the seeder prints its key there). */
 async function capturingStdout<T>(fn: () => Promise<T>): Promise<{ result: T; printed: string }> {
@@ -136,12 +137,7 @@ describe('first start', () => {
     });
 
     it('does not seed in production or when DEMO_SEED is off', async () => {
-      const production = {
-        NODE_ENV: 'production',
-        DEMO_SEED: 'true',
-        MEDIA_SIGNING_KEY: 'production-like-signing-key-0123456789abcdef',
-        SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
-      };
+      const production = { ...PRODUCTION_ENV, DEMO_SEED: 'true' };
       for (const env of [{ DEMO_SEED: 'false' }, production]) {
         const app = await bootTestApp({ env, label: 'noseed' });
         try {

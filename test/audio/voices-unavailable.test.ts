@@ -2,16 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type AudioProvider, ProviderRegistry } from '../../libs/providers/index.js';
 import { createAccount, type TestAccount } from '../support/factories.js';
+import { PRODUCTION_ENV } from '../support/production-env.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
 import { assertError, savedVoiceRows, usableVoices, walletFigures } from './voices-helpers.js';
-
-/** What production requires at boot besides NODE_ENV (as in test/reliability/production-live-key-sandbox.test.ts). */
-const PRODUCTION_ENV = {
-  NODE_ENV: 'production',
-  PUBLIC_BASE_URL: 'https://svc.example.test',
-  MEDIA_SIGNING_KEY: 'production-like-signing-key-0123456789abcdef',
-  SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
-};
 
 describe('voices when the catalogue cannot answer', () => {
   let t: TestApp;

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { FakeGeminiImageServer } from '../fakes/gemini-image-server.js';
 import { createAccount, type TestAccount } from '../support/factories.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
+import { PRODUCTION_ENV } from '../support/production-env.js';
 import { dataUrl, GENERATIONS, holdLedger, imageListCost, referenceFixtures } from './support/images-helpers.js';
 
 /**
@@ -91,12 +92,7 @@ describe('production without GEMINI_API_KEY: live keys get 503 image.unavailable
   before(async () => {
     t = await bootTestApp({
       label: 'images-prod',
-      env: {
-        NODE_ENV: 'production',
-        PUBLIC_BASE_URL: 'https://svc.example.test',
-        MEDIA_SIGNING_KEY: 'production-like-signing-key-0123456789abcdef',
-        SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
-      },
+      env: PRODUCTION_ENV,
     });
   });
   after(async () => {

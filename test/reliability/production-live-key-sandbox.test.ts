@@ -16,17 +16,11 @@ import { Queues } from '../../src/queue/queues.js';
 import { FakeGeminiServer } from '../fakes/gemini-text-server.js';
 import { createAccount, type TestAccount } from '../support/factories.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
+import { PRODUCTION_ENV } from '../support/production-env.js';
 import { fakeGeminiSuite, openaiFor, textHolds } from '../text/text-helpers.js';
 import { createTask, wallet } from '../video/support/video-helpers.js';
 import { VIDEO_QUEUE } from '../../src/modules/video/video-jobs.js';
 
-/** What production requires at boot besides NODE_ENV (src/config/environment.ts, src/main.ts). */
-const PRODUCTION_ENV = {
-  NODE_ENV: 'production',
-  PUBLIC_BASE_URL: 'https://svc.example.test',
-  MEDIA_SIGNING_KEY: 'production-like-signing-key-0123456789abcdef',
-  SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
-};
 
 const TEXT_MODEL = 'vendor-3.8-flash';
 const VIDEO_MODEL = 'vendor-omni-1.1-flash-preview';

@@ -9,6 +9,7 @@ import { createApp } from '../../src/app/create-app.js';
 import type { AppModuleOptions } from '../../src/app.module.js';
 import { AppConfig } from '../../src/config/app-config.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
+import type { DestinationStream } from 'pino';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -38,6 +39,8 @@ export interface TestAppOptions extends AppModuleOptions {
    * e.g. to add a Fastify `onRoute` hook that sees every route.
    */
   beforeListen?: (app: NestFastifyApplication) => void | Promise<void>;
+  /** Where the app's log lines go (a stream a test reads); stdout otherwise. */
+  logDestination?: DestinationStream;
 }
 
 /** Deletes every Redis key under a queue prefix (a "Redis flush" that spares other suites). */
@@ -86,7 +89,7 @@ export async function bootTestApp(options: TestAppOptions = {}): Promise<TestApp
   env.PORT = String(port);
   env.PUBLIC_BASE_URL ??= `http://127.0.0.1:${port}`;
   const config = AppConfig.from(env);
-  const app = await createApp(config, { clock: options.clock, imports: options.imports, media: options.media });
+  const app = await createApp(config, { clock: options.clock, imports: options.imports, media: options.media, logDestination: options.logDestination });
   await options.beforeListen?.(app);
   await app.listen({ port, host: '127.0.0.1' });
   const baseUrl = `http://127.0.0.1:${port}`;

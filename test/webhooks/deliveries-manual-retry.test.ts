@@ -163,6 +163,12 @@ describe('webhook deliveries: log, manual retry, disable', () => {
     assert.equal(second.body.nextCursor, null);
     await assertError(await t.request(endpointPath(endpoint.id, '/deliveries?limit=0'), { key: account.key }), 400, 'webhook.invalid_field');
     await assertError(await t.request(endpointPath(endpoint.id, '/deliveries?after=zzz'), { key: account.key }), 400, 'webhook.invalid_field');
+    // Cursors a JavaScript Date accepts but PostgreSQL does not (these were 500s): an extreme year, a NUL in the id.
+    for (const raw of ['-271821-04-20T00:00:00.000Z|delivery:x', '2026-01-01T00:00:00.000Z|a\u0000b']) {
+      const after = Buffer.from(raw, 'utf8').toString('base64url');
+      await assertError(await t.request(endpointPath(endpoint.id, `/deliveries?after=${after}`), { key: account.key }), 400, 'webhook.invalid_field');
+      await assertError(await t.request(`/admin/v1/webhook-deliveries?after=${after}`, { admin: true }), 400, 'admin.invalid_field');
+    }
     await assertError(await t.request(endpointPath(endpoint.id, '/deliveries?status=failed'), { key: account.key }), 400, 'webhook.unknown_field');
   });
 
@@ -183,5 +189,39 @@ describe('webhook deliveries: log, manual retry, disable', () => {
     // And a task finishing while the endpoint is disabled records no event at all.
     const later = await terminalTask(t, account, endpoint.id);
     assert.deepEqual(await t.db.query('SELECT id FROM webhook_event WHERE task_id = $1', [later.id]), []);
+  });
+
+  it('DELETE with a delivery pending: the log shows it failed (endpoint_disabled) when DELETE answers, nothing more is sent; re-enabled, a manual retry delivers it at once', async () => {
+    let down = true;
+    const previous = receiver.answer;
+    // 429 asking for an hour: the delivery's job sits in the delayed set for that long.
+    receiver.answer = (index, request) =>
+      request.path === '/flaky' ? (down ? { status: 429, headers: { 'retry-after': '3600' } } : { status: 200 }) : previous(index, request);
+    try {
+      const endpoint = await createEndpoint(t, account, { url: receiver.url('/flaky'), events: [SUCCEEDED] });
+      const task = await terminalTask(t, account, endpoint.id);
+      const pending = await waitForDelivery(t, task.id, (r) => r.status === 'pending' && r.last_status_code === 429, 'pending after 429');
+      await eventually(() => jobState(t, pending.id), (state) => state === 'delayed', 'job delayed for the hour');
+      assert.equal((await t.request(endpointPath(endpoint.id), { method: 'DELETE', key: account.key })).status, 200);
+      const log = await listDeliveries(t, account, endpoint.id);
+      assert.equal(log.body.items[0].id, pending.id);
+      assert.equal(log.body.items[0].status, 'failed', 'stopped at once, not left "pending" with a next attempt that will not be made');
+      assert.equal(log.body.items[0].nextAttemptAt, null);
+      assert.match(log.body.items[0].lastError, /^endpoint_disabled/);
+      assert.equal(log.body.items[0].attempts, 1);
+
+      down = false;
+      await assertError(await retryDelivery(t, account, endpoint.id, pending.id), 409, 'webhook.delivery_not_retryable');
+      assert.equal((await t.request(endpointPath(endpoint.id), { method: 'PATCH', key: account.key, json: { enabled: true } })).status, 200);
+      // The manual attempt runs now, not when the old delayed job would have woken (an hour on).
+      assert.equal((await retryDelivery(t, account, endpoint.id, pending.id)).status, 202);
+      const attempts = await waitForAttempts(t, pending.id, 2);
+      assert.deepEqual(attempts.map((a) => [a.attempt, a.status_code, a.manual]), [[1, 429, false], [2, 200, true]]);
+      const requests = receiver.received.filter((r) => r.path === '/flaky');
+      assert.deepEqual(requests.map((r) => r.headers['x-svc-event-id']), [pending.event_id, pending.event_id]);
+      assert.equal(await eventually(() => jobState(t, pending.id), (state) => state === 'completed', 'job ended'), 'completed');
+    } finally {
+      receiver.answer = previous;
+    }
   });
 });

@@ -1,29 +1,26 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, fork } from 'node:child_process';
-import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { ManualClock } from '../../libs/common/index.js';
 import { createAudio, speechBody } from '../audio/audio-helpers.js';
 import { eventually } from '../support/eventually.js';
 import { createAccount } from '../support/factories.js';
-import { bootTestApp, TEST_ADMIN_TOKEN, TEST_REDIS_URL, type TestApp } from '../support/test-app.js';
+import { bootTestApp, type TestApp } from '../support/test-app.js';
+import { WorkerChildren } from '../support/worker-children.js';
 import { attemptsOf, jobState, Receiver, terminalTask, verifyWithStripe, waitForAttempts, waitForDelivery } from './deliveries-helpers.js';
 import { createEndpoint, SUCCEEDED } from './endpoints-helpers.js';
-
-const here = dirname(fileURLToPath(import.meta.url));
 
 /** PostgreSQL holds the schedule: a Redis flush loses no delivery, and a worker killed mid-POST only delays one. */
 describe('webhook deliveries: Redis flush and a killed worker', () => {
   const apps: TestApp[] = [];
-  const children: ChildProcess[] = [];
+  let workerApi!: TestApp;
+  const workers = new WorkerChildren(() => workerApi);
   let receiver: Receiver;
 
   before(async () => {
     receiver = await Receiver.start();
   });
   after(async () => {
-    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+    workers.killAll();
     for (const app of apps.reverse()) await app.close();
     await receiver.close();
   });
@@ -79,34 +76,15 @@ describe('webhook deliveries: Redis flush and a killed worker', () => {
     };
     const endpoint = await createEndpoint(api, account, { url: receiver.url('/kill'), events: [SUCCEEDED] });
 
-    const workerEnv = {
-      NODE_ENV: 'test',
-      DATABASE_URL: api.db.url,
-      DATABASE_CREATE_IF_MISSING: 'false',
-      REDIS_URL: TEST_REDIS_URL,
-      QUEUE_PREFIX: api.queuePrefix,
-      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-      MEDIA_DIR: api.mediaDir,
-      PUBLIC_BASE_URL: api.baseUrl,
-      LOG_LEVEL: 'silent',
-      DEMO_SEED: 'false',
-      OUTBOUND_ALLOW_HTTP: 'true',
-      OUTBOUND_ALLOW_PRIVATE: 'true',
-      WEBHOOK_DELIVERY_TIMEOUT_MS: '2000',
-    };
-    const child = fork(join(here, '..', 'video', 'support', 'worker-child.js'), [], { env: { ...process.env, SVC_CHILD_ENV: JSON.stringify(workerEnv) }, stdio: 'inherit' });
-    children.push(child);
-    await new Promise<void>((resolve, reject) => {
-      child.once('message', () => resolve());
-      child.once('exit', (code) => reject(new Error(`worker child exited early (${code})`)));
+    workerApi = api;
+    const child = await workers.start({
+      env: { OUTBOUND_ALLOW_HTTP: 'true', OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOK_DELIVERY_TIMEOUT_MS: '2000' },
     });
 
     const created = await createAudio(api, account, speechBody({ prompt: 'Killed while posting.', webhookEndpointId: endpoint.id }));
     assert.equal(created.status, 200);
     await firstArrived;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
+    await workers.kill(child);
     const claimed = await waitForDelivery(api, created.body.id as string, () => true, 'delivery');
     assert.equal(claimed.status, 'pending');
     assert.equal(claimed.attempts, 1, 'the first attempt was claimed');

@@ -47,6 +47,9 @@ describe('webhook deliveries: outcomes and retries', () => {
       '/404': [{ status: 404, body: 'no such hook' }],
       '/always-503': [{ status: 503 }],
       '/late': [{ status: 503 }],
+      // Announces 100 MiB and sends 4 KiB: only the start is read, the rest never waited for.
+      '/huge-ok': [{ status: 200, headers: { 'content-length': String(100 * 1024 * 1024) }, body: 'x'.repeat(4096) }],
+      '/huge-500': [{ status: 500, body: 'y'.repeat(1024 * 1024) }, { status: 200 }],
     };
     receiver.answer = (_index, request) => {
       const answers = script[request.path] ?? [{ status: 200 }];
@@ -116,6 +119,20 @@ describe('webhook deliveries: outcomes and retries', () => {
     assert.equal(pending.status, 'pending');
     assert.equal(pending.last_status_code, 429);
     assert.deepEqual(pending.next_attempt_at, new Date(clock.now().getTime() + 120_000));
+  });
+
+  it("a receiver's answer is read only up to 2 KiB: a 2xx announcing 100 MiB succeeds; a 500's 1 MiB body leaves a short error", async () => {
+    const ok = await deliveryTo('/huge-ok');
+    const [first] = await waitForAttempts(t, ok.id, 1);
+    assert.deepEqual([first!.status_code, first!.error], [200, null]);
+    assert.equal((await row(ok.id)).status, 'succeeded');
+
+    const refused = await deliveryTo('/huge-500');
+    const [attempt] = await waitForAttempts(t, refused.id, 1);
+    assert.equal(attempt!.status_code, 500);
+    assert.match(attempt!.error ?? '', /^http_error: the receiver answered 500: y+$/);
+    assert.ok(attempt!.error!.length <= 500, `error kept short (${attempt!.error!.length})`);
+    assert.equal((await row(refused.id)).status, 'pending', 'a 500 is retried');
   });
 
   for (const [path, code, error] of [

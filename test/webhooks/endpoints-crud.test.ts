@@ -177,6 +177,29 @@ describe('webhook endpoints: CRUD and validation (https only, public addresses o
     assert.deepEqual(await endpointRows(t), before);
   });
 
+  it('/docs/json documents every webhook route with its error answers and codes', async () => {
+    const doc = (await (await t.request('/docs/json')).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, { description?: string }> }>>;
+    };
+    const expected: Array<[string, string, Record<string, string[]>]> = [
+      ['post', ENDPOINTS, { '400': ['webhook.invalid_url', 'webhook.unknown_event', 'webhook.invalid_field', 'webhook.unknown_field'], '409': ['webhook.endpoint_limit'] }],
+      ['get', ENDPOINTS, {}],
+      ['patch', `${ENDPOINTS}/{id}`, { '400': ['webhook.invalid_url', 'webhook.events_empty', 'webhook.unknown_field'], '404': ['webhook.not_found'] }],
+      ['delete', `${ENDPOINTS}/{id}`, { '404': ['webhook.not_found'] }],
+      ['post', `${ENDPOINTS}/{id}/rotate-secret`, { '404': ['webhook.not_found'] }],
+      ['get', `${ENDPOINTS}/{id}/deliveries`, { '400': ['webhook.invalid_field'], '404': ['webhook.not_found'] }],
+      ['post', `${ENDPOINTS}/{id}/deliveries/{deliveryId}/retry`, { '404': ['webhook.not_found'], '409': ['webhook.delivery_not_retryable'] }],
+    ];
+    for (const [method, path, errors] of expected) {
+      const responses = doc.paths[path]?.[method]?.responses;
+      assert.ok(responses, `${method.toUpperCase()} ${path} is documented`);
+      for (const [status, codes] of Object.entries({ ...errors, '401': ['webhook.unauthorized'] })) {
+        const description = responses[status]?.description ?? '';
+        for (const code of codes) assert.ok(description.includes(code), `${method.toUpperCase()} ${path} documents ${status} ${code}`);
+      }
+    }
+  });
+
   it('no key or a bad key: 401 webhook.unauthorized on every route', async () => {
     const { id } = await createEndpoint(t, account);
     const routes: Array<[string, string, unknown]> = [

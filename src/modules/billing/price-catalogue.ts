@@ -13,7 +13,8 @@
  * | image          | per image, by size                     |
  */
 import { ceilDiv } from '../../../libs/common/index.js';
-import { VIDEO_MODEL_IDS } from '../../../libs/providers/index.js';
+// The model list's own file: the library's index would load every adapter (sharp, ffmpeg) for a price.
+import { VIDEO_MODEL_IDS } from '../../../libs/providers/src/video/video-provider.js';
 
 export const VIDEO_MODELS = VIDEO_MODEL_IDS;
 export type VideoModel = (typeof VIDEO_MODELS)[number];

@@ -173,6 +173,14 @@ export class WalletService {
     const resolution = await this.reliably(fallback, () => this.wallets.resolve(holdId, measuredMicros, status));
     if (!resolution) throw notFound('hold');
     this.noteExcess(holdId, resolution);
+    if (resolution.changed) {
+      this.logger.log({
+        msg: status === 'settled' ? 'hold settled' : 'hold released',
+        holdId,
+        capturedUsd: microsToUsd(resolution.capturedMicros),
+        releasedUsd: microsToUsd(resolution.amountMicros - resolution.capturedMicros),
+      });
+    }
     return resolution;
   }
 

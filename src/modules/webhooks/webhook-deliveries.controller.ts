@@ -1,14 +1,16 @@
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBadRequestResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import type { Page } from '../../../libs/common/index.js';
 import { ErrorEnvelopeDto } from '../../app/error-envelope.dto.js';
 import { ApiKeyRoute, type AuthenticatedKey, CurrentKey } from '../identity/index.js';
 import { ListWebhookDeliveriesQueryDto, WebhookDeliveryPageDto, WebhookDeliveryResponseDto } from './dto/list-webhook-deliveries.dto.js';
 import { WebhookDeliveriesService } from './webhook-deliveries.service.js';
+import { WEBHOOK_UNAUTHORIZED } from './webhook-errors.js';
 import type { WebhookDeliveryResource } from './webhook-delivery.types.js';
 
 @ApiTags('webhooks')
 @ApiKeyRoute()
+@ApiUnauthorizedResponse({ type: ErrorEnvelopeDto, description: WEBHOOK_UNAUTHORIZED })
 @ApiNotFoundResponse({ type: ErrorEnvelopeDto, description: '`webhook.not_found`: no such endpoint or delivery for this key' })
 @Controller('api/svc/v1/webhook-endpoints/:id/deliveries')
 export class WebhookDeliveriesController {
@@ -17,6 +19,7 @@ export class WebhookDeliveriesController {
   @Get()
   @ApiOperation({ summary: "The endpoint's deliveries, newest first" })
   @ApiOkResponse({ type: WebhookDeliveryPageDto })
+  @ApiBadRequestResponse({ type: ErrorEnvelopeDto, description: '`webhook.invalid_field` (`limit` not 1–100, a malformed `after` cursor), `webhook.unknown_field` (another query parameter)' })
   list(@CurrentKey() key: AuthenticatedKey, @Param('id') id: string, @Query() query: ListWebhookDeliveriesQueryDto): Promise<Page<WebhookDeliveryResource>> {
     return this.deliveries.list(key, id, query);
   }

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { Clock, DEFAULT_PAGE_LIMIT, decodeCursor, isIdOf, type Page, toPage } from '../../../libs/common/index.js';
 import type { AuthenticatedKey } from '../identity/index.js';
 import type { ListWebhookDeliveriesQueryDto } from './dto/list-webhook-deliveries.dto.js';
@@ -7,17 +7,31 @@ import { deliveryNotFound, deliveryNotRetryable, endpointNotFound } from './webh
 import { WebhookEndpointsService } from './webhook-endpoints.service.js';
 import { WebhookDeliveryJobs } from './webhook-delivery-jobs.js';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
+import { DISABLED_REASON } from './webhook-delivery.runner.js';
+import { WebhookMetrics } from './webhook-metrics.js';
 import { toDeliveryResource, type WebhookDeliveryResource } from './webhook-delivery.types.js';
 
 /** The delivery log and the manual retry of one endpoint, for its owner only (another key's → 404). */
 @Injectable()
-export class WebhookDeliveriesService {
+export class WebhookDeliveriesService implements OnModuleInit {
   constructor(
     private readonly endpoints: WebhookEndpointsService,
     private readonly deliveries: WebhookDeliveryRepository,
     private readonly jobs: WebhookDeliveryJobs,
+    private readonly metrics: WebhookMetrics,
     private readonly clock: Clock,
   ) {}
+
+  /**
+   * Disabling an endpoint stops its pending deliveries at once (`failed`, `endpoint_disabled`), so
+   * its log never shows an attempt "due" that will not be made; their jobs then find them ended.
+   */
+  onModuleInit(): void {
+    this.endpoints.onDisabled(async (endpointId) => {
+      const ended = await this.deliveries.failPendingOfEndpoint(endpointId, DISABLED_REASON, this.clock.now());
+      if (ended > 0) this.metrics.outcomes.inc({ outcome: 'failed' }, ended);
+    });
+  }
 
   async list(key: AuthenticatedKey, endpointId: string, query: ListWebhookDeliveriesQueryDto): Promise<Page<WebhookDeliveryResource>> {
     await this.ownedEndpoint(key, endpointId);

@@ -178,6 +178,20 @@ export class WebhookDeliveryRepository {
     return rows.length > 0;
   }
 
+  /**
+   * Ends every pending delivery of an endpoint that was just disabled (no attempt), except one whose
+   * attempt is in flight: that run records its outcome, and the next run finds the endpoint disabled.
+   * Answers how many ended.
+   */
+  async failPendingOfEndpoint(endpointId: string, reason: string, at: Date): Promise<number> {
+    const rows = returned(await this.db.query(
+      `UPDATE webhook_delivery SET status = 'failed', next_attempt_at = NULL, claimed_until = NULL, manual = false, last_error = $2, updated_at = $3
+        WHERE endpoint_id = $1 AND status = 'pending' AND (claimed_until IS NULL OR claimed_until <= $3) RETURNING id`,
+      [endpointId, reason, at],
+    ));
+    return rows.length;
+  }
+
   /** A failed delivery gets one attempt now, asked for by hand (compare-and-set on `failed`). */
   async reopenByHand(id: string, at: Date): Promise<WebhookDeliveryRow | null> {
     const rows = returned(await this.db.query(

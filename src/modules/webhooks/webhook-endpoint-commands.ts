@@ -14,6 +14,7 @@ import {
 } from './webhook-endpoint.resource.js';
 import { checkWebhookEvents, checkWebhookUrl, type UrlPolicy } from './webhook-endpoint-rules.js';
 import { endpointNotFound, WebhookErrorCode } from './webhook-errors.js';
+import { WebhookEndpointsService } from './webhook-endpoints.service.js';
 import { newWebhookSecret, WebhookSecrets } from './webhook-secrets.js';
 
 /**
@@ -35,6 +36,7 @@ export class WebhookEndpointCommands {
     private readonly secrets: WebhookSecrets,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly facade: WebhookEndpointsService,
   ) {
     this.policy = { allowHttp: config.env.OUTBOUND_ALLOW_HTTP, allowPrivate: config.env.OUTBOUND_ALLOW_PRIVATE };
   }
@@ -77,12 +79,19 @@ export class WebhookEndpointCommands {
       ...(dto.events !== undefined ? { events: checkWebhookEvents(dto.events) } : {}),
       ...(dto.enabled !== undefined ? { enabled: dto.enabled } : {}),
     };
-    return toWebhookEndpointResource(await this.changeOwned(key, id, changes));
+    const row = await this.changeOwned(key, id, changes);
+    if (changes.enabled === false) await this.facade.endpointDisabled(row.id);
+    return toWebhookEndpointResource(row);
   }
 
-  /** DELETE: the endpoint is disabled and kept (spec › states); repeating it answers the same. */
+  /**
+   * DELETE: the endpoint is disabled and kept (spec › states); repeating it answers the same. Its
+   * pending deliveries end `failed` (`endpoint_disabled`) before the answer.
+   */
   async disable(key: AuthenticatedKey, id: string): Promise<WebhookEndpointResponseDto> {
-    return toWebhookEndpointResource(await this.changeOwned(key, id, { enabled: false }));
+    const row = await this.changeOwned(key, id, { enabled: false });
+    await this.facade.endpointDisabled(row.id);
+    return toWebhookEndpointResource(row);
   }
 
   /** A new secret replaces the old one in the same statement: the next delivery attempt signs with it. */

@@ -38,6 +38,10 @@ describe('webhook URL rules', () => {
     ['localhost name', 'https://localhost/h', STRICT, 'webhook.url_address_not_allowed'],
     ['localhost subdomain', 'https://api.localhost./h', STRICT, 'webhook.url_address_not_allowed'],
     ['unusual port', 'https://example.com:8443/h', STRICT, 'webhook.url_port_not_allowed'],
+    ['port 0 where local receivers are allowed', 'http://127.0.0.1:0/h', LOCAL, 'webhook.invalid_url'],
+    ['port 0', 'https://example.com:0/h', STRICT, 'webhook.invalid_url'],
+    ['hex loopback', 'https://0x7f000001/h', STRICT, 'webhook.url_address_not_allowed'],
+    ['port out of range', 'https://example.com:65536/h', LOCAL, 'webhook.invalid_url'],
   ];
   for (const [name, url, policy, code] of refused) {
     it(`refuses ${name}`, () => {
@@ -54,6 +58,7 @@ describe('webhook URL rules', () => {
     ['explicit 443', 'https://example.com:443', STRICT, 'https://example.com/'],
     ['local receiver where allowed', 'http://127.0.0.1:4000/h', LOCAL, 'http://127.0.0.1:4000/h'],
     ['localhost where allowed', 'http://localhost:4000/h', LOCAL, 'http://localhost:4000/h'],
+    ['an IDN host, stored in its ASCII (punycode) form', 'https://exämple.com/h', STRICT, 'https://xn--exmple-cua.com/h'],
   ];
   for (const [name, url, policy, stored] of accepted) {
     it(`accepts ${name}`, () => assert.equal(checkWebhookUrl(url, policy), stored));

@@ -26,6 +26,8 @@ export function checkWebhookUrl(raw: string, policy: UrlPolicy): string {
     const code = error.reason === 'scheme_not_allowed' ? WebhookErrorCode.UrlSchemeNotAllowed : WebhookErrorCode.InvalidUrl;
     throw webhookRefusal(code, `url: ${error.message}`);
   }
+  // Port 0 cannot be connected to, whatever the outbound policy.
+  if (target.port === 0) throw webhookRefusal(WebhookErrorCode.InvalidUrl, 'url: port 0 is not a port a receiver can listen on');
   const href = target.url.href;
   if (href.length > MAX_WEBHOOK_URL_LENGTH) throw webhookRefusal(WebhookErrorCode.InvalidUrl, `url: at most ${MAX_WEBHOOK_URL_LENGTH} characters once normalized`);
   if (!policy.allowPrivate) {

@@ -7,6 +7,7 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiTags,
+  ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import { ErrorEnvelopeDto } from '../../app/error-envelope.dto.js';
 import { ApiKeyRoute, type AuthenticatedKey, CurrentKey } from '../identity/index.js';
@@ -14,6 +15,7 @@ import { CreateWebhookEndpointDto } from './dto/create-webhook-endpoint.dto.js';
 import { UpdateWebhookEndpointDto } from './dto/update-webhook-endpoint.dto.js';
 import { WebhookEndpointListDto, WebhookEndpointResponseDto, WebhookEndpointSecretDto } from './webhook-endpoint.resource.js';
 import { WebhookEndpointCommands } from './webhook-endpoint-commands.js';
+import { WEBHOOK_UNAUTHORIZED } from './webhook-errors.js';
 
 const REFUSALS =
   '`webhook.invalid_url`, `webhook.url_scheme_not_allowed`, `webhook.url_address_not_allowed`, `webhook.url_port_not_allowed`, ' +
@@ -21,6 +23,7 @@ const REFUSALS =
 
 @ApiTags('webhooks')
 @ApiKeyRoute()
+@ApiUnauthorizedResponse({ type: ErrorEnvelopeDto, description: WEBHOOK_UNAUTHORIZED })
 @Controller('api/svc/v1/webhook-endpoints')
 export class WebhookEndpointsController {
   constructor(private readonly endpoints: WebhookEndpointCommands) {}

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { isIdOf } from '../../../libs/common/index.js';
 import type { TransactionHandle } from '../../database/transaction.js';
 import { WebhookEndpointRepository } from './webhook-endpoint.repository.js';
@@ -28,12 +28,18 @@ export interface OwnedEndpoint {
   enabled: boolean;
 }
 
+/** Told, after the change committed, that an endpoint was disabled (DELETE or PATCH `enabled: false`). */
+export type EndpointDisabledListener = (endpointId: string) => Promise<void>;
+
 /**
  * The webhook endpoints as the rest of the webhooks domain (delivery, outbox, delivery routes)
  * and audio's endpoint check see them. Ids that are not `webhook:<uuid>` answer null without a query.
  */
 @Injectable()
 export class WebhookEndpointsService {
+  private readonly logger = new Logger(WebhookEndpointsService.name);
+  private readonly disabledListeners: EndpointDisabledListener[] = [];
+
   constructor(
     private readonly endpoints: WebhookEndpointRepository,
     private readonly secrets: WebhookSecrets,
@@ -52,6 +58,22 @@ export class WebhookEndpointsService {
     if (!isIdOf('webhook', endpointId)) return null;
     const row = await this.endpoints.findIn(tx, endpointId);
     return row ? { id: row.id, apiKeyId: row.apiKeyId, events: [...row.events], enabled: row.enabled } : null;
+  }
+
+  /** The delivery side registers here (onModuleInit) to stop an endpoint's pending deliveries when it is disabled. */
+  onDisabled(listener: EndpointDisabledListener): void {
+    this.disabledListeners.push(listener);
+  }
+
+  /**
+   * Called by the endpoint routes once a disable committed, before they answer. A listener that
+   * fails is logged, not thrown: the endpoint is disabled either way, and the delivery worker stops
+   * each pending delivery when its attempt comes due anyway.
+   */
+  async endpointDisabled(endpointId: string): Promise<void> {
+    for (const listener of this.disabledListeners) {
+      await listener(endpointId).catch((err: Error) => this.logger.warn(`after disabling ${endpointId}: ${err.message} (pending deliveries stop when due instead)`));
+    }
   }
 
   /** Owner check for nested routes (deliveries, retry): null when missing or another key's. */

@@ -32,6 +32,9 @@ export class WebhookSender {
         method: 'POST',
         body: payload,
         timeoutMs: this.config.env.WEBHOOK_DELIVERY_TIMEOUT_MS,
+        // Only RESPONSE_READ_BYTES are ever read: an announced Content-Length, however large, is no
+        // reason to fail an answer (the client's default cap would turn a 2xx into a failure).
+        maxBytes: Number.MAX_SAFE_INTEGER,
         headers: {
           'content-type': 'application/json',
           'user-agent': WEBHOOK_USER_AGENT,
