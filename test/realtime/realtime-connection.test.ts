@@ -165,6 +165,16 @@ describe('realtime connection: authentication, lease, close codes', () => {
     void account;
   });
 
+  it('the session ends at expiresAt: its connection is closed with 4410', async () => {
+    const owner = await fresh();
+    const session = await openSession(t, owner);
+    // 1.5 s before the end (on the injected clock); the connection's timer runs on real time from there.
+    clock.advance(50 * 60_000 - 1500);
+    const ticket = await newTicket(t, owner, session.sessionId);
+    const { client } = await connectReady(session.url, ticket.token);
+    assert.deepEqual(await client.closed, { code: 4410, reason: 'the session expired' });
+  });
+
   it('a frame over the size limit closes the connection with 1009', async () => {
     const owner = await fresh();
     const session = await openSession(t, owner);
