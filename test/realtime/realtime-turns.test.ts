@@ -241,6 +241,24 @@ describe('realtime turns', () => {
     await closeSession(owner.key, sessionId);
   });
 
+  it("a turn whose upstream answer is lost: turn.status processing/reconciliationRequired; the worker resolves it and a repeat answers turn.completed, charged once", async () => {
+    const owner = await fresh();
+    const { client, sessionId } = await live(owner);
+    const text = 'Lost answer [sandbox:uncertain]';
+    client.send({ type: 'turn.commit', turnId: 'unsure', text });
+    const accepted = await client.next('turn.accepted');
+    assert.deepEqual(await client.next(), { type: 'turn.status', turnId: 'unsure', taskId: accepted.taskId, status: 'processing', phase: 'reconciliationRequired' });
+    const row = await waitForTaskStatus(t, accepted.taskId as string, terminal, 'the reconciled turn ending');
+    assert.equal(row.status, 'succeeded');
+    client.send({ type: 'turn.commit', turnId: 'unsure', text });
+    assert.deepEqual(await client.next('turn.accepted'), accepted);
+    const end = await client.next('turn.completed');
+    assert.deepEqual(end.usage, (await pollTask(t, owner, accepted.taskId as string)).usage);
+    assert.equal((await holdLedger(t, accepted.taskId as string)).entries.capture, 1);
+    await client.close();
+    await closeSession(owner.key, sessionId);
+  });
+
   it('DELETE mid-turn closes the socket (4410); the accepted turn still finishes and is charged', async () => {
     const owner = await fresh();
     const session = await openSession(t, owner);
