@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ManualClock } from '../../libs/common/index.js';
+import { IdentityService } from '../../src/modules/identity/index.js';
 import { createAccount, type TestAccount } from '../support/factories.js';
 import { fundedAppForSuite } from '../support/suite-app.js';
 import type { TestApp } from '../support/test-app.js';
@@ -173,6 +174,17 @@ describe('realtime connection: authentication, lease, close codes', () => {
     const ticket = await newTicket(t, owner, session.sessionId);
     const { client } = await connectReady(session.url, ticket.token);
     assert.deepEqual(await client.closed, { code: 4410, reason: 'the session expired' });
+  });
+
+  it('a key revoked while connected: its next turn closes the connection with 4401, nothing is created', async () => {
+    const owner = await fresh();
+    const session = await openSession(t, owner);
+    const { client } = await connectReady(session.url, session.token);
+    await t.app.get(IdentityService).revokeApiKey(owner.keyId);
+    client.send({ type: 'turn.commit', turnId: 'after-revoke', text: 'Should not speak' });
+    assert.equal((await client.closed).code, 4401);
+    const [{ n }] = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audio_task WHERE api_key_id = $1`, [owner.keyId]);
+    assert.equal(n, 0);
   });
 
   it('a frame over the size limit closes the connection with 1009', async () => {

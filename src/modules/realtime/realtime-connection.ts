@@ -154,8 +154,13 @@ export class RealtimeConnection implements RegisteredConnection {
     if (this.deps.registry.draining) return this.refuse(RealtimeFrameErrorCode.ShuttingDown, 'the server is shutting down; reconnect with a new ticket and commit the turn there', frame.turnId);
     if (this.turn) return this.refuse(RealtimeFrameErrorCode.TurnInFlight, 'a turn is in flight; commit the next one after its turn.completed or turn.status', frame.turnId);
     const committedAt = performance.now();
-    const turn = this.deps.turns
-      .run(this.context!, frame.turnId, frame.text, this, committedAt)
+    const context = this.context!;
+    const turn = (async () => {
+      // A key revoked since the connection opened takes no more turns (REST refuses it at once too).
+      const key = await this.deps.identity.getApiKey(context.key.id).catch(() => null);
+      if (!key || key.status !== 'active') return this.close(RealtimeCloseCode.Unauthorized, 'the API key of this session is revoked');
+      await this.deps.turns.run(context, frame.turnId, frame.text, this, committedAt);
+    })()
       .catch((error: unknown) => this.deps.logger.error(`turn ${frame.turnId} of ${this.sessionId}: ${String(error)}`))
       .finally(() => {
         if (this.turn === turn) this.turn = null;
