@@ -97,14 +97,31 @@ describe('realtime operations: back-pressure, connection cap, metrics, shutdown'
       const owner = await createAccount(t, { creditUsd: 5, environment: 'test' });
       const session = await openSession(t, owner);
       const { client } = await connectReady(session.url, session.token);
-      client.send({ type: 'turn.commit', turnId: 'last', text: 'The last words [sandbox:delay=1500]' });
+      client.send({ type: 'turn.commit', turnId: 'last', text: 'The last words [sandbox:delay=3000]' });
       const accepted = await client.next('turn.accepted');
       const closing = t.app.close();
-      const frames = await client.until(['turn.completed', 'turn.status']);
-      assert.equal(frames.at(-1)!.type, 'turn.completed');
-      assert.ok(frames.some((f) => f.type === 'audio.delta'));
+      // While it drains: a newcomer is turned away with 1012, a new turn with realtime.shutting_down.
+      await eventually(
+        async () => {
+          const newcomer = RealtimeClient.connect(session.url);
+          await newcomer.opened.catch(() => undefined);
+          newcomer.authenticate('rt_' + 'B'.repeat(43));
+          return (await newcomer.closed).code;
+        },
+        (code) => code === 1012,
+        'a newcomer refused with 1012 while draining',
+        5000,
+      );
+      client.send({ type: 'turn.commit', turnId: 'next', text: 'One more' });
       assert.equal((await client.closed).code, 1012);
       await closing;
+      const types = client.frames.map((f) => f.type);
+      assert.ok(types.includes('audio.delta'));
+      assert.ok(types.indexOf('turn.completed') > types.lastIndexOf('audio.delta'), JSON.stringify(types));
+      assert.deepEqual(
+        client.frames.filter((f) => f.type === 'error').map((f) => [f.code, f.turnId]),
+        [['realtime.shutting_down', 'next']],
+      );
       const [row] = await db.query<{ status: string }>(`SELECT status FROM audio_task WHERE id = $1`, [accepted.taskId]);
       assert.equal(row!.status, 'succeeded');
     } finally {
