@@ -49,11 +49,13 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnMo
     };
   }
 
-  async afterInit(server: WebSocketServer): Promise<void> {
+  afterInit(server: WebSocketServer): void {
     // A client frame over the limit is refused by `ws` itself: close 1009 before it is buffered whole.
     server.options.maxPayload = this.config.env.REALTIME_MAX_FRAME_BYTES;
-    // DELETE on any process closes the socket wherever it is.
-    await this.leases.subscribeToCloses((sessionId) => this.registry.closeSession(sessionId));
+    // DELETE on any process closes the socket wherever it is (ioredis resubscribes after a reconnect).
+    this.leases
+      .subscribeToCloses((sessionId) => this.registry.closeSession(sessionId))
+      .catch((error: unknown) => this.logger.error(`realtime close channel: subscription failed: ${String(error)}`));
   }
 
   handleConnection(ws: WebSocket, request: IncomingMessage): void {
