@@ -8,3 +8,5 @@ export * from './src/http/guarded-http-client.js';
 export { addressRefusal, DEFAULT_ALLOWED_PORTS, parseOutboundUrl, type OutboundTarget } from './src/http/address-policy.js';
 export * from './src/secrets/secret-box.js';
 export * from './src/group-commit.js';
+export * from './src/storable-text.js';
+export * from './src/bearer-token.js';

@@ -144,6 +144,10 @@ export class EnvironmentVariables {
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 
+  /** When set, GET /metrics wants `Authorization: Bearer <METRICS_TOKEN>` (a scraper's credential); unset: open. */
+  @IsOptional() @IsString() @MinLength(16)
+  METRICS_TOKEN?: string;
+
   @Transform(toBool) @IsBoolean()
   LOG_PRETTY = false;
 

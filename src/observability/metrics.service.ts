@@ -32,6 +32,31 @@ export class Metrics {
 
   readonly walletUncollectedUsd = this.counter('svc_wallet_uncollected_usd_total', 'Measured cost above holds that was not charged, in USD');
 
+  readonly upstreamCalls = this.counter('svc_upstream_calls_total', 'Calls to upstream adapters (sandbox included), by capability, adapter, method and outcome', [
+    'capability',
+    'adapter',
+    'method',
+    'outcome',
+  ]);
+
+  readonly upstreamDuration = new Histogram({
+    name: 'svc_upstream_call_duration_seconds',
+    help: 'Duration of upstream adapter calls (a stream: until it ends), by capability, adapter, method and outcome',
+    labelNames: ['capability', 'adapter', 'method', 'outcome'],
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 180],
+    registers: [this.registry],
+  });
+
+  readonly jobs = this.counter('svc_jobs_total', 'Queue jobs processed, by queue, job name and outcome (completed, failed)', ['queue', 'name', 'outcome']);
+
+  readonly jobDuration = new Histogram({
+    name: 'svc_job_duration_seconds',
+    help: 'Duration of queue jobs, by queue and job name',
+    labelNames: ['queue', 'name'],
+    buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300],
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'svc_' });
   }

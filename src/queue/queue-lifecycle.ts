@@ -5,6 +5,7 @@ import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { PinoLogger } from 'nestjs-pino';
 import { AppConfig } from '../config/app-config.js';
+import { Metrics } from '../observability/metrics.service.js';
 import { PeriodicScheduler } from './periodic-scheduler.js';
 import { Queues } from './queues.js';
 import { logErrorsQuietly } from './redis-error-log.js';
@@ -29,6 +30,7 @@ export class QueueLifecycle implements OnApplicationBootstrap, BeforeApplication
     private readonly discovery: DiscoveryService,
     @Inject(REDIS) private readonly redis: Redis,
     private readonly jobLogs: PinoLogger,
+    private readonly metrics: Metrics,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -45,13 +47,30 @@ export class QueueLifecycle implements OnApplicationBootstrap, BeforeApplication
 
   /**
    * Every line a job logs carries its queue, job id and the ids its payload names (`taskId`,
-   * `deliveryId`, …), as a request's lines carry its `reqId`. Wraps the host's `process` before
-   * the registrar binds it into a worker, so no processor has to remember.
+   * `deliveryId`, …), as a request's lines carry its `reqId`; every job is counted by outcome and
+   * timed (`svc_jobs_total`, `svc_job_duration_seconds`). Wraps the host's `process` before the
+   * registrar binds it into a worker, so no processor has to remember.
    */
   private logInJobContext(host: WorkerHost): void {
     const process = host.process.bind(host);
     host.process = (job: Job, token?: string) =>
-      this.jobLogs.runInContext(() => process(job, token), { bindings: { queue: job.queueName, jobId: job.id, ...idsOf(job.data) } });
+      this.jobLogs.runInContext(
+        async () => {
+          const labels = { queue: job.queueName, name: job.name };
+          const stopTimer = this.metrics.jobDuration.startTimer(labels);
+          try {
+            const result: unknown = await process(job, token);
+            this.metrics.jobs.inc({ ...labels, outcome: 'completed' });
+            return result;
+          } catch (error) {
+            this.metrics.jobs.inc({ ...labels, outcome: 'failed' });
+            throw error;
+          } finally {
+            stopTimer();
+          }
+        },
+        { bindings: { queue: job.queueName, jobId: job.id, ...idsOf(job.data) } },
+      );
   }
 
   /** Before the queues close (their onApplicationShutdown), so no check runs on a closed connection. */

@@ -32,9 +32,18 @@ const REFUSALS: Array<[string, Record<string, unknown>, string, string]> = [
   ['dialogue with a prompt', { model: 'voice_v4', mode: 'text_to_dialogue', prompt: 'x', dialogue: [line(0)] }, 'audio.invalid_field', 'prompt'],
   ['dialogue with a top-level voice', { model: 'voice_v4', mode: 'text_to_dialogue', controls: { voiceId: V4[0]!.id }, dialogue: [line(0)] }, 'audio.invalid_field', 'controls.voiceId'],
   ['dialogue of 101 lines', { model: 'voice_v4', mode: 'text_to_dialogue', dialogue: Array.from({ length: 101 }, (_, i) => line(i % 2)) }, 'audio.invalid_field', 'dialogue'],
+  // Bodies no DTO could accept are refused before the validation pipe spends seconds on them (so before the bad model too).
+  ['dialogue of 30,000 entries', { model: 'voice_v9', mode: 'text_to_dialogue', dialogue: Array.from({ length: 30_000 }, () => ({ text: 'a', voiceId: 'x' })) }, 'audio.invalid_field', 'dialogue'],
+  ['controls of 60,000 unknown fields', { ...speechBody({ model: 'voice_v9' }), controls: Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`k${i}`, 1])) }, 'audio.unknown_field', 'controls.k0'],
   ['dialogue of 11 voices', { model: 'voice_v4', mode: 'text_to_dialogue', dialogue: Array.from({ length: 11 }, (_, i) => ({ text: 'a', voiceId: `voice-${i}` })) }, 'audio.invalid_field', 'dialogue'],
   ['dialogue over 2,000 characters', { model: 'voice_v4', mode: 'text_to_dialogue', dialogue: [line(0, 'a'.repeat(1500)), line(1, 'b'.repeat(501))] }, 'audio.text_too_long', 'dialogue'],
   ['dialogue with an unknown voice', { model: 'voice_v4', mode: 'text_to_dialogue', dialogue: [line(0), { text: 'x', voiceId: UNKNOWN_VOICE_ID }] }, 'audio.voice_unsupported', 'dialogue.1.voiceId'],
+  ['prompt of whitespace only', speechBody({ prompt: ' \n\t ' }), 'audio.invalid_field', 'prompt'],
+  ['prompt with a NUL character', speechBody({ prompt: 'a\u0000b' }), 'audio.invalid_field', 'prompt'],
+  ['prompt with a lone surrogate', speechBody({ prompt: 'a\ud800b' }), 'audio.invalid_field', 'prompt'],
+  ['dialogue line with a NUL character', { model: 'voice_v4', mode: 'text_to_dialogue', dialogue: [line(0), line(1, 'b\u0000')] }, 'audio.invalid_field', 'dialogue.1.text'],
+  ['prompt of 2,001 emoji', speechBody({ prompt: '😀'.repeat(2001) }), 'audio.text_too_long', 'prompt'],
+  ['prompt of 2,001 code points with combining accents', speechBody({ prompt: `${'e\u0301'.repeat(1000)}e` }), 'audio.text_too_long', 'prompt'],
   ['unknown webhook endpoint', speechBody({ webhookEndpointId: 'webhook:00000000-0000-4000-8000-000000000000' }), 'audio.webhook_endpoint_not_found', 'webhookEndpointId'],
 ];
 
@@ -123,6 +132,13 @@ describe('audio generations API: validation, money, idempotency, ownership', () 
     assert.equal(theirs.headers.get('idempotency-replay'), null);
     const rows = await t.db.query(`SELECT endpoint FROM audio_idempotency WHERE key = 'scope-1'`);
     assert.equal(rows.length, 2);
+    // Another key's record is invisible: a different request under the same key string is no conflict.
+    const stranger = await createAccount(t, { creditUsd: 1, environment: 'test' });
+    const strangers = await createAudio(t, stranger, speechBody({ prompt: 'something else entirely' }), { 'idempotency-key': 'scope-1' });
+    assert.equal(strangers.status, 200, JSON.stringify(strangers.body));
+    assert.notEqual(strangers.body.id, mine.body.id);
+    assert.equal(strangers.headers.get('idempotency-replay'), null);
+    await waitForAudio(t, stranger, strangers.body.id);
     await waitForAudio(t, account, mine.body.id);
     await waitForAudio(t, other, theirs.body.id);
   });
@@ -218,6 +234,21 @@ describe('audio generations API: validation, money, idempotency, ownership', () 
     assert.equal(((await bad.json()) as any).error.code, 'audio.invalid_field');
   });
 
+  it('counts characters as Unicode code points: 2,000 emoji or 1,000 accented letters (e + U+0301) fit, and are held as such', async () => {
+    for (const prompt of ['😀'.repeat(2000), 'e\u0301'.repeat(1000)]) {
+      const estimate = await t.request('/v1/audio/estimate', { method: 'POST', key: account.key, json: speechBody({ prompt }) });
+      assert.equal(estimate.status, 200);
+      assert.deepEqual(await estimate.json(), { model: 'voice_v4', mode: 'text_to_speech', inputCharacters: 2000, billableCharacters: 2000, estimatedUsd: (240 * 2000) / 1e6 });
+    }
+    const prompt = 'Caf\u00e9 vs cafe\u0301 👍🏽';
+    const created = await createAudio(t, account, speechBody({ prompt }));
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    // C a f é (4) + " vs " (4) + c a f e ◌́ (5) + space (1) + 👍 + skin tone (2) = 16 code points.
+    assert.equal(created.body.usage.inputCharacters, 16);
+    assert.equal((await ledgerOf(t, created.body.id)).amount, 240n * 16n);
+    await waitForAudio(t, account, created.body.id);
+  });
+
   it('estimates with the same validation and no hold, no task', async () => {
     const before = await footprint(t, account);
     const response = await t.request('/v1/audio/estimate', { method: 'POST', key: account.key, json: { model: 'voice_v3', mode: 'text_to_dialogue', dialogue: [line(0, 'Hello'), line(1, 'there!')] } });
@@ -241,6 +272,35 @@ describe('audio generations API: validation, money, idempotency, ownership', () 
     assert.deepEqual(models[0].limits, { maxTextCharacters: 2000, maxDialogueEntries: 100, maxDialogueVoices: 10 });
     assert.deepEqual(models[2].limits, { maxTextCharacters: 2000 });
     assert.deepEqual(models[0].outputFormats, ['mp3_44100_128', 'pcm_24000']);
+  });
+
+  it('documents every audio route in /docs/json, each with its 401, and the speech stream with its audio types and headers', async () => {
+    const doc = (await (await t.request('/docs/json')).json()) as { paths: Record<string, Record<string, any>> };
+    const routes = Object.entries(doc.paths)
+      .filter(([path]) => /^\/(v1|api\/svc\/v1)\/audio\//.test(path) && !path.includes('/realtime'))
+      .flatMap(([path, operations]) => Object.entries(operations).map(([method, operation]) => [`${method.toUpperCase()} ${path}`, operation] as const));
+    assert.deepEqual(routes.map(([route]) => route).sort(), [
+      'DELETE /v1/audio/voices/{voiceIdOrAlias}',
+      'GET /api/svc/v1/audio/generations',
+      'GET /api/svc/v1/audio/generations/{id}',
+      'GET /v1/audio/generations',
+      'GET /v1/audio/generations/{id}',
+      'GET /v1/audio/models',
+      'GET /v1/audio/voice-library',
+      'GET /v1/audio/voices',
+      'POST /v1/audio/estimate',
+      'POST /v1/audio/generations',
+      'POST /v1/audio/speech',
+      'POST /v1/audio/voices/import',
+    ]);
+    for (const [route, operation] of routes) assert.ok(operation.responses['401'], `${route} documents 401`);
+    const create = doc.paths['/v1/audio/generations']!.post!;
+    assert.deepEqual(Object.keys(create.responses).sort(), ['200', '400', '401', '402', '409', '429', '503']);
+    assert.ok(create.parameters.some((p: any) => p.in === 'header' && p.name === 'Idempotency-Key'));
+    const speech = doc.paths['/v1/audio/speech']!.post!;
+    assert.deepEqual(Object.keys(speech.responses['200'].content).sort(), ['audio/L16;rate=24000;channels=1', 'audio/mpeg']);
+    assert.ok(speech.responses['200'].headers['x-svc-task-id']);
+    assert.ok(speech.parameters.some((p: any) => p.in === 'header' && p.name === 'Idempotency-Key'));
   });
 
   it('shows audio tasks in the admin task list', async () => {

@@ -6,7 +6,7 @@ import { MediaService } from '../../src/modules/media/media.service.js';
 import type { TestAccount } from '../support/factories.js';
 import { fundedAppForSuite } from '../support/suite-app.js';
 import type { TestApp } from '../support/test-app.js';
-import { createAudio, download, getAudio, speechBody, waitForAudio } from './audio-helpers.js';
+import { createAudio, download, getAudio, speechBody, voicesFor, waitForAudio } from './audio-helpers.js';
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
@@ -61,6 +61,29 @@ describe('audio links, retention and idempotency records (injectable clock)', ()
     const [swept] = await t.db.query<{ media_deleted_at: Date | null }>('SELECT media_deleted_at FROM audio_task WHERE id = $1', [done.id]);
     assert.ok(swept!.media_deleted_at);
     assert.equal(await retention.sweepExpiredMedia(), 0);
+  });
+
+  it('a streamed speech replays its stored audio under its key; once the audio is past retention the replay is 409 audio.replay_expired', async () => {
+    clock.set(new Date());
+    const body = { model: 'voice_v4', prompt: 'stream me once', controls: { voiceId: voicesFor('voice_v4')[0]!.id, outputFormat: 'pcm_24000' } };
+    const speak = () => t.request('/v1/audio/speech', { method: 'POST', key: account.key, json: body, headers: { 'idempotency-key': 'speech-kept-a-week' } });
+    const first = await speak();
+    assert.equal(first.status, 200);
+    const streamed = Buffer.from(await first.arrayBuffer());
+    const id = first.headers.get('x-svc-task-id')!;
+    assert.equal((await waitForAudio(t, account, id)).status, 'succeeded');
+    const replay = await speak();
+    assert.equal(replay.status, 200);
+    assert.equal(replay.headers.get('idempotency-replay'), 'true');
+    assert.deepEqual(Buffer.from(await replay.arrayBuffer()), streamed);
+    // The record outlives its 24 hours when the sweep has not run yet; the audio does not outlive its week.
+    clock.advance(7 * DAY + HOUR);
+    const expired = await speak();
+    assert.equal(expired.status, 409);
+    assert.equal(expired.headers.get('x-svc-task-id'), id);
+    assert.equal(((await expired.json()) as { error: { code: string } }).error.code, 'audio.replay_expired');
+    // Once swept, the key is new again (and the next test counts only its own record).
+    assert.equal(await t.app.get(AudioRetention).sweepIdempotencyRecords(), 1);
   });
 
   it('keeps idempotency records 24 hours, then sweeps them (the key then makes a new task)', async () => {

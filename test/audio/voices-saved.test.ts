@@ -106,6 +106,8 @@ describe('saved voices: import, list, remove', () => {
     await assertError(await remove(account, 'first'), 404, 'audio.voice_not_found');
     await assertError(await remove(account, a!.id), 404, 'audio.voice_not_found');
     await assertError(await remove(account, 'x'.repeat(65)), 404, 'audio.voice_not_found');
+    // Names no binding can have: a NUL byte (which PostgreSQL cannot compare), spaces, upper case.
+    for (const odd of ['first\u0000', 'two words', 'First', '\u00e9t\u00e9']) await assertError(await remove(account, odd), 404, 'audio.voice_not_found');
     // The alias is free again.
     assert.equal((await imported(account, { voiceId: b!.id, alias: 'first' })).alias, 'first');
   });

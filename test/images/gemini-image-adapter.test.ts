@@ -74,6 +74,13 @@ describe('GeminiImageAdapter against the fake Gemini image server', () => {
     assert.equal('safetySettings' in body, false);
   });
 
+  it('sends no aspectRatio for an edit that names none, so the upstream follows the references', async () => {
+    const png = await sharp({ create: { width: 16, height: 9, channels: 3, background: '#000' } }).png().toBuffer();
+    await adapter.generate(request({ references: [{ mimeType: 'image/png', bytes: png }], size: '2K', aspectRatio: undefined }));
+    const body = fake.requests.at(-1)!.body as { generationConfig: unknown };
+    assert.deepEqual(body.generationConfig, { responseModalities: ['TEXT', 'IMAGE'], imageConfig: { imageSize: '2K' } });
+  });
+
   for (const [model, upstream] of [
     ['vendor-3-pro-image', 'gemini-3-pro-image-preview'],
     ['vendor-3.1-flash-image', 'gemini-3.1-flash-image-preview'],

@@ -138,6 +138,15 @@ describe('image generation (sandbox key, real app)', () => {
     assert.ok(!JSON.stringify(row!.request).includes(fixtures.webp.toString('base64').slice(0, 40)), 'no image bytes in the row');
   });
 
+  it('keeps the shape of the reference in an edit that names no ratio (as the upstream does): a 16:9 picture stays 16:9', async () => {
+    const wide = await sharp({ create: { width: 1376, height: 768, channels: 3, background: '#2266cc' } }).png().toBuffer();
+    const answer = await generate({ model: 'vendor-3.1-flash-image', prompt: 'the same scene at night', assets: { referenceImages: [dataUrl(wide)] } });
+    const meta = await sharp((await fetchImage(answer.outputs.images[0]!)).bytes).metadata();
+    assert.deepEqual([meta.width, meta.height], [1376, 768]);
+    const row = await generationRow(t, answer.id);
+    assert.equal((row!.request as { aspectRatio?: string }).aspectRatio, undefined, 'the row records that no ratio was named');
+  });
+
   it('takes 14 references, the most a request may carry', async () => {
     const answer = await generate({ model: 'vendor-3.1-flash-image', prompt: 'a collage', assets: { referenceImages: Array.from({ length: 14 }, (_, i) => (i % 2 ? dataUrl(fixtures.jpeg, 'image/jpeg') : `${media.base}/ref.png`)) } });
     const row = await generationRow(t, answer.id);
@@ -148,6 +157,29 @@ describe('image generation (sandbox key, real app)', () => {
     const answer = await generate({ model: 'vendor-3.1-flash-lite-image', assets: { referenceImages: [dataUrl(fixtures.heic, 'image/heic')] } });
     const meta = await sharp((await fetchImage(answer.outputs.images[0]!)).bytes).metadata();
     assert.deepEqual([meta.width, meta.height], [1024, 1024]);
+  });
+
+  it('counts the prompt in characters, not UTF-16 units: 10,000 emoji are accepted', async () => {
+    const answer = await generate({ model: 'vendor-3.1-flash-lite-image', prompt: '\u{1F3A8}'.repeat(10_000) });
+    assert.equal((await generationRow(t, answer.id))!.status, 'succeeded');
+  });
+
+  it('documents the route in OpenAPI: every status it answers, the reference caps, the safety settings the upstream takes', async () => {
+    const doc = (await (await t.request('/docs/json')).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>>;
+      components: { schemas: Record<string, { properties: Record<string, Record<string, unknown>> }> };
+    };
+    const operation = doc.paths[GENERATIONS]!.post!;
+    assert.deepEqual(Object.keys(operation.responses).sort(), ['200', '400', '401', '402', '413', '422', '502', '503']);
+    for (const code of ['image.unknown_field', 'image.invalid_reference', 'image.references_too_large', 'image.content_refused']) {
+      assert.ok(operation.responses['400']!.description.includes(code), code);
+    }
+    assert.ok(operation.responses['502']!.description.includes('image.upstream_failed'));
+    const schemas = doc.components.schemas;
+    assert.equal(schemas.CreateImageGenerationDto!.properties.prompt!.maxLength, 10_000);
+    assert.match(String(schemas.ImageAssetsDto!.properties.referenceImages!.description), /7 MiB each and 20 MiB together/);
+    assert.deepEqual(Object.keys(schemas.ImageSafetySettingDto!.properties).sort(), ['category', 'threshold']);
+    assert.ok((schemas.ImageSafetySettingDto!.properties.threshold!.enum as string[]).includes('BLOCK_ONLY_HIGH'));
   });
 
   it('releases the hold when the upstream fails ([sandbox:fail]): 502 image.upstream_failed, nothing charged', async () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createAccount, type TestAccount } from '../support/factories.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
-import { dataUrl, GENERATIONS, type MediaServer, referenceFixtures, startMediaServer, walletState } from './support/images-helpers.js';
+import { dataUrl, GENERATIONS, type MediaServer, pngSigned, referenceFixtures, startMediaServer, walletState } from './support/images-helpers.js';
 
 /**
  * Every refusal of an image request: a 400 (402 for money) with its `image.` code in the
@@ -24,6 +24,10 @@ describe('image generation refusals (sandbox key, real app)', () => {
       // A text file served as an image: the bytes decide, not the header or the name.
       '/notes.png': { type: 'image/png', body: Buffer.from('these are my notes, not a picture\n') },
       '/big.png': { type: 'image/png', body: Buffer.concat([fixtures.png, Buffer.alloc(8 * 1024 * 1024)]) },
+      '/moved.png': { type: 'text/plain', body: Buffer.alloc(0), status: 302, headers: { location: '/ref.png' } },
+      // Three PNG-signed blobs of 6.5 MiB (each under the 7 MiB cap) and a server that sends 1 MiB then stalls.
+      ...Object.fromEntries(['/a.png', '/b.png', '/c.png'].map((path) => [path, { type: 'image/png', body: pngSigned(fixtures.png, 6.5 * 1024 * 1024) }])),
+      '/stalled.png': { type: 'image/png', body: pngSigned(fixtures.png, 1024 * 1024), hang: true },
     });
     t = await bootTestApp({ label: 'images-refusals', env: { OUTBOUND_ALLOW_HTTP: 'false', OUTBOUND_EXTRA_CA_FILE: media.caFile } });
     account = await createAccount(t, { creditUsd: 5, environment: 'test' });
@@ -55,6 +59,16 @@ describe('image generation refusals (sandbox key, real app)', () => {
     { name: 'an unknown field in a safety setting', body: () => ({ model: 'vendor-3.1-flash-image', prompt: 'a kite', providerOptions: { vendor: { safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE', level: 3 }] } } }), code: 'image.unknown_field' },
     { name: 'an unknown top-level field', body: () => ({ model: 'vendor-3.1-flash-image', prompt: 'a kite', n: 2 }), code: 'image.unknown_field' },
     { name: 'a prompt over 10,000 characters', body: () => ({ model: 'vendor-3.1-flash-image', prompt: 'k'.repeat(10_001) }), code: 'image.prompt_too_long' },
+    { name: 'a prompt of 10,001 characters outside the BMP', body: () => ({ model: 'vendor-3.1-flash-image', prompt: '\u{1F3A8}'.repeat(10_001) }), code: 'image.prompt_too_long' },
+    // PostgreSQL's jsonb (the row's request snapshot) takes neither: a 400, not a 500.
+    { name: 'a prompt with a NUL character', body: () => ({ model: 'vendor-3.1-flash-image', prompt: 'a kite\u0000' }), code: 'image.invalid_field', mentions: 'prompt' },
+    { name: 'a prompt with an unpaired surrogate', body: () => ({ model: 'vendor-3.1-flash-image', prompt: 'a kite \uD800' }), code: 'image.invalid_field', mentions: 'prompt' },
+    // The sandbox must refuse what the live upstream would (upstreams.md §1.6), before any hold.
+    { name: 'a safety threshold the upstream does not know', body: () => ({ model: 'vendor-3.1-flash-image', prompt: 'a kite', providerOptions: { vendor: { safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_EVERYTHING' }] } } }), code: 'image.invalid_field', mentions: 'providerOptions.vendor.safetySettings.0.threshold' },
+    { name: 'a safety category the upstream does not know', body: () => ({ model: 'vendor-3.1-flash-image', prompt: 'a kite', providerOptions: { vendor: { safetySettings: [{ category: 'HARM_CATEGORY_VIOLENCE', threshold: 'BLOCK_NONE' }] } } }), code: 'image.invalid_field', mentions: 'providerOptions.vendor.safetySettings.0.category' },
+    { name: 'a Vertex-only safety method', body: () => ({ model: 'vendor-3.1-flash-image', prompt: 'a kite', providerOptions: { vendor: { safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE', method: 'SEVERITY' }] } } }), code: 'image.unknown_field', mentions: 'providerOptions.vendor.safetySettings.0.method' },
+    { name: 'an imageConfig in generationConfig (the gateway sets it)', body: () => ({ model: 'vendor-3.1-flash-image', prompt: 'a kite', providerOptions: { vendor: { generationConfig: { imageConfig: { imageSize: '4K' } } } } }), code: 'image.unknown_field', mentions: 'providerOptions.vendor.generationConfig.imageConfig' },
+    { name: 'an HTTPS reference that redirects (never followed)', body: () => ({ model: 'vendor-3-pro-image', prompt: 'a kite', assets: { referenceImages: [`${media.base}/moved.png`] } }), code: 'image.reference_fetch_failed', mentions: 'HTTP 302' },
   ];
 
   for (const { name, body, code, mentions } of cases) {
@@ -72,11 +86,23 @@ describe('image generation refusals (sandbox key, real app)', () => {
 
   it('refuses references over 20 MiB together (each under its 7 MiB cap): 400 image.references_too_large, nothing held', async () => {
     // Three PNG-signed blobs of 6.9 MiB: each passes its own cap, together they are 20.7 MiB.
-    const blob = Buffer.concat([png.subarray(0, 8), Buffer.alloc(Math.floor(6.9 * 1024 * 1024) - 8)]);
+    const blob = pngSigned(png, Math.floor(6.9 * 1024 * 1024));
     const before = await walletState(t, account.workspaceId);
     const response = await post({ model: 'vendor-3-pro-image', prompt: 'a kite', assets: { referenceImages: [dataUrl(blob), dataUrl(blob), dataUrl(blob)] } });
     assert.equal(response.status, 400);
     assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'image.references_too_large');
+    assert.deepEqual(await walletState(t, account.workspaceId), before);
+  });
+
+  it('stops reading HTTPS references once they pass 20 MiB together: 400 image.references_too_large, without waiting for a stalled one', async () => {
+    // 3 × 6.5 MiB + the stalled server's 1 MiB pass the cap. Read one by one to its end, the
+    // stalled reference would hold the request for its 15 s timeout and answer reference_fetch_failed.
+    const before = await walletState(t, account.workspaceId);
+    const references = ['/a.png', '/b.png', '/stalled.png', '/c.png'].map((path) => `${media.base}${path}`);
+    const response = await post({ model: 'vendor-3-pro-image', prompt: 'a kite', assets: { referenceImages: references } });
+    const answer = (await response.json()) as { error: { code: string; message: string } };
+    assert.equal(response.status, 400, JSON.stringify(answer));
+    assert.equal(answer.error.code, 'image.references_too_large', answer.error.message);
     assert.deepEqual(await walletState(t, account.workspaceId), before);
   });
 

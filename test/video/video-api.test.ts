@@ -20,6 +20,10 @@ const REFUSALS: Array<[string, Record<string, unknown>, number, string, string]>
   ['empty prompt', { model: V11, prompt: '' }, 400, 'video.invalid_field', 'prompt'],
   ['prompt over 10,000 characters', { model: V11, prompt: 'a'.repeat(10_001) }, 400, 'video.invalid_field', 'prompt'],
   ['non-string prompt', { model: V11, prompt: 42 }, 400, 'video.invalid_field', 'prompt'],
+  // PostgreSQL stores neither: these were 500s at the insert.
+  ['a NUL character in the prompt', { model: V11, prompt: 'a cat\u0000a dog' }, 400, 'video.invalid_field', 'prompt'],
+  ['an unpaired surrogate in the prompt', { model: V11, prompt: 'a cat \uD800 a dog' }, 400, 'video.invalid_field', 'prompt'],
+  ['a NUL character in an asset URL', { model: V11, prompt: 'x', assets: { firstFrameImage: 'https://example.com/a\u0000.png' } }, 400, 'video.invalid_field', 'assets.firstFrameImage'],
   ['unknown mode', { model: V11, prompt: 'x', mode: 'dance' }, 400, 'video.invalid_field', 'mode'],
   ['null mode', { model: V11, prompt: 'x', mode: null }, 400, 'video.invalid_field', 'mode'],
   ['unknown top-level field', { model: V11, prompt: 'x', seed: 1 }, 400, 'video.unknown_field', 'seed'],

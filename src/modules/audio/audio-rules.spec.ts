@@ -58,6 +58,15 @@ const REFUSALS: Array<[string, unknown, string, string]> = [
   ['dialogue entry without voice', dialogue({ dialogue: [{ text: 'a' }] }), 'audio.invalid_field', 'dialogue.0.voiceId'],
   ['dialogue entry with empty text', dialogue({ dialogue: [{ text: '', voiceId: V }] }), 'audio.invalid_field', 'dialogue.0.text'],
   ['dialogue not an array', dialogue({ dialogue: { text: 'a', voiceId: V } }), 'audio.invalid_field', 'dialogue'],
+  ['prompt of whitespace only', speech({ prompt: ' \n\t\u00a0 ' }), 'audio.invalid_field', 'prompt'],
+  ['prompt with NUL', speech({ prompt: 'a\u0000b' }), 'audio.invalid_field', 'prompt'],
+  ['prompt with a bell', speech({ prompt: 'a\u0007b' }), 'audio.invalid_field', 'prompt'],
+  ['prompt with a lone high surrogate', speech({ prompt: 'a\ud800b' }), 'audio.invalid_field', 'prompt'],
+  ['prompt with a lone low surrogate', speech({ prompt: 'a\udc00' }), 'audio.invalid_field', 'prompt'],
+  ['dialogue line of whitespace only', dialogue({ dialogue: [{ text: 'Hi.', voiceId: V }, { text: '   ', voiceId: V }] }), 'audio.invalid_field', 'dialogue.1.text'],
+  ['dialogue line with NUL', dialogue({ dialogue: [{ text: 'a\u0000', voiceId: V }] }), 'audio.invalid_field', 'dialogue.0.text'],
+  ['dialogue line with a lone surrogate', dialogue({ dialogue: [{ text: '\udfff', voiceId: V }] }), 'audio.invalid_field', 'dialogue.0.text'],
+  ['2,001 code points of e + combining accent', speech({ prompt: 'e\u0301'.repeat(1000) + 'e' }), 'audio.text_too_long', 'prompt'],
 ];
 
 const audioRoutes = new ErrorDomains();
@@ -88,6 +97,12 @@ describe('audio generation request rules', () => {
   it('counts characters as code points (an emoji is one), whitespace and tags included', async () => {
     assert.equal(characterCount('😀 [laughs] a'), 12);
     assert.equal((await validate(speech({ prompt: '😀'.repeat(2000) }))).inputCharacters, 2000);
+    // A combining mark is a code point of its own: "é" written e + U+0301 is two characters.
+    assert.equal((await validate(speech({ prompt: 'e\u0301'.repeat(1000) }))).inputCharacters, 2000);
+    // A ZWJ family emoji is seven code points (four people, three joiners).
+    assert.equal(characterCount('👨‍👩‍👧‍👦'), 7);
+    // Paired surrogates, tabs and line breaks are fine.
+    assert.equal((await validate(speech({ prompt: 'Line one.\r\n\tLine two 👍' }))).inputCharacters, 22);
   });
 
   it('defaults the output format to MP3, and an omitted default hashes like the default written out', async () => {

@@ -40,6 +40,19 @@ export const characterCount = (text: string): number => {
 };
 
 /**
+ * Characters that are never spoken and that the store cannot hold: control characters (C0, DEL,
+ * C1) other than tab, line feed and carriage return, and UTF-16 surrogates without their pair
+ * (JSON can carry a lone `\ud800`; PostgreSQL refuses it, and NUL, in a jsonb value).
+ */
+const UNSPEAKABLE = /(?![\t\n\r])[\p{Cc}\p{Cs}]/u;
+
+/** A text to speak: something besides whitespace, and nothing unspeakable (400 before any lookup or hold). */
+function checkSpokenText(field: string, text: string): void {
+  if (UNSPEAKABLE.test(text)) throw audioInvalid(field, 'must not contain control characters (other than tab and line breaks) or unpaired surrogates');
+  if (/^\s*$/u.test(text)) throw audioInvalid(field, 'must contain something to speak, not only whitespace');
+}
+
+/**
  * The rules of spec › Audio generation request that span fields (the DTO checks each field):
  * speech has a prompt and a voice and no dialogue; dialogue has lines and neither; the model
  * speaks the mode; text ≤ 2,000 characters; at most ten distinct voices.
@@ -72,6 +85,7 @@ function speechLines(dto: CreateAudioGenerationDto): RequestedLine[] {
   if (dto.dialogue !== undefined) throw audioInvalid('dialogue', 'only for text_to_dialogue');
   if (dto.prompt === undefined) throw audioInvalid('prompt', 'is required for text_to_speech');
   if (characterCount(dto.prompt) === 0) throw audioInvalid('prompt', 'must not be empty');
+  checkSpokenText('prompt', dto.prompt);
   const voice = dto.controls?.voiceId;
   if (voice === undefined) throw audioInvalid('controls.voiceId', 'is required for text_to_speech');
   return [{ text: dto.prompt, voice }];
@@ -81,6 +95,7 @@ function dialogueLines(dto: CreateAudioGenerationDto): RequestedLine[] {
   if (dto.prompt !== undefined) throw audioInvalid('prompt', 'must be omitted for text_to_dialogue (the text is in dialogue)');
   if (dto.controls?.voiceId !== undefined) throw audioInvalid('controls.voiceId', 'must be omitted for text_to_dialogue (each line names its voice)');
   if (dto.dialogue === undefined) throw audioInvalid('dialogue', 'is required for text_to_dialogue');
+  dto.dialogue.forEach((entry, index) => checkSpokenText(`dialogue.${index}.text`, entry.text));
   const voices = new Set(dto.dialogue.map((entry) => entry.voiceId));
   if (voices.size > AUDIO_MAX_DIALOGUE_VOICES) {
     throw audioInvalid('dialogue', `${voices.size} distinct voices; at most ${AUDIO_MAX_DIALOGUE_VOICES}`);

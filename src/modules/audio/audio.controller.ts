@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res, UseInterceptors } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
@@ -10,6 +10,7 @@ import {
   ApiServiceUnavailableResponse,
   ApiTags,
   ApiTooManyRequestsResponse,
+  ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { Page } from '../../../libs/common/index.js';
@@ -17,6 +18,7 @@ import { ErrorEnvelopeDto } from '../../app/error-envelope.dto.js';
 import { ApiKeyRoute, type AuthenticatedKey, CurrentKey } from '../identity/index.js';
 import { AudioGenerationService } from './audio-generation.service.js';
 import { parseIdempotencyKey } from './audio-idempotency.js';
+import { AUDIO_REQUEST_SHAPE, BodyBoundInterceptor } from './body-bound.interceptor.js';
 import { AudioEstimateDto, AudioModelListDto, AudioTaskPageDto, AudioTaskResponseDto } from './audio-task.resource.js';
 import { AudioTaskService } from './audio-task.service.js';
 import { CreateAudioGenerationDto, ListAudioGenerationsQueryDto } from './dto/create-audio-generation.dto.js';
@@ -29,6 +31,7 @@ const IDEMPOTENCY_HEADER = {
 
 @ApiTags('audio')
 @ApiKeyRoute()
+@ApiUnauthorizedResponse({ type: ErrorEnvelopeDto, description: '`audio.unauthorized`: missing, malformed, unknown or revoked key' })
 @Controller('v1/audio')
 export class AudioController {
   constructor(
@@ -38,6 +41,7 @@ export class AudioController {
 
   @Post('generations')
   @HttpCode(200)
+  @UseInterceptors(new BodyBoundInterceptor(AUDIO_REQUEST_SHAPE))
   @ApiOperation({ summary: 'Create a speech or dialogue task; poll it until succeeded or failed' })
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiOkResponse({ type: AudioTaskResponseDto, description: 'The task; `Idempotency-Replay: true` when the key had already created it' })
@@ -60,6 +64,7 @@ export class AudioController {
   @Get('generations')
   @ApiOperation({ summary: "The calling key's audio tasks, newest first (cursor paging); same as GET /api/svc/v1/audio/generations" })
   @ApiOkResponse({ type: AudioTaskPageDto })
+  @ApiBadRequestResponse({ type: ErrorEnvelopeDto, description: '`audio.invalid_field` or `audio.unknown_field`: a malformed `limit`, `after` or `status`, or an unknown parameter' })
   list(@CurrentKey() key: AuthenticatedKey, @Query() query: ListAudioGenerationsQueryDto): Promise<Page<AudioTaskResponseDto>> {
     return this.audioTasks.list(key, query);
   }
@@ -74,9 +79,11 @@ export class AudioController {
 
   @Post('estimate')
   @HttpCode(200)
+  @UseInterceptors(new BodyBoundInterceptor(AUDIO_REQUEST_SHAPE))
   @ApiOperation({ summary: 'What a generation request would cost: the same validation, no hold, no task' })
   @ApiOkResponse({ type: AudioEstimateDto })
-  @ApiBadRequestResponse({ type: ErrorEnvelopeDto })
+  @ApiBadRequestResponse({ type: ErrorEnvelopeDto, description: 'the creation refusals (fields, mode, voices, text length, webhook endpoint)' })
+  @ApiServiceUnavailableResponse({ type: ErrorEnvelopeDto, description: '`audio.unavailable`' })
   estimate(@CurrentKey() key: AuthenticatedKey, @Body() dto: CreateAudioGenerationDto): Promise<AudioEstimateDto> {
     return this.generations.estimate(key, dto);
   }
@@ -92,6 +99,7 @@ export class AudioController {
 /** The listing path of the spec (Endpoints › Audio 3) and the retrieval beside it (DESIGN §4). */
 @ApiTags('audio')
 @ApiKeyRoute()
+@ApiUnauthorizedResponse({ type: ErrorEnvelopeDto, description: '`audio.unauthorized`: missing, malformed, unknown or revoked key' })
 @Controller('api/svc/v1/audio/generations')
 export class AudioListingController {
   constructor(private readonly audioTasks: AudioTaskService) {}
@@ -99,6 +107,7 @@ export class AudioListingController {
   @Get()
   @ApiOperation({ summary: "The calling key's audio tasks, newest first (cursor paging)" })
   @ApiOkResponse({ type: AudioTaskPageDto })
+  @ApiBadRequestResponse({ type: ErrorEnvelopeDto, description: '`audio.invalid_field` or `audio.unknown_field`: a malformed `limit`, `after` or `status`, or an unknown parameter' })
   list(@CurrentKey() key: AuthenticatedKey, @Query() query: ListAudioGenerationsQueryDto): Promise<Page<AudioTaskResponseDto>> {
     return this.audioTasks.list(key, query);
   }

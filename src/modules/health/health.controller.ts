@@ -1,7 +1,10 @@
-import { Controller, Get, Header, Inject } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProduces, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Header, Headers, Inject } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiServiceUnavailableResponse, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, type HealthCheckResult, type HealthIndicatorResult, HealthIndicatorService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import type { Redis } from 'ioredis';
+import { BearerToken, DomainError } from '../../../libs/common/index.js';
+import { ErrorEnvelopeDto } from '../../app/error-envelope.dto.js';
+import { AppConfig } from '../../config/app-config.js';
 import { REDIS } from '../../queue/redis.provider.js';
 import { Public } from '../identity/index.js';
 import { Metrics } from '../../observability/metrics.service.js';
@@ -10,13 +13,19 @@ import { Metrics } from '../../observability/metrics.service.js';
 @Public()
 @Controller()
 export class HealthController {
+  /** METRICS_TOKEN, when set: scrapers then send it as a bearer token. */
+  private readonly metricsToken: BearerToken | null;
+
   constructor(
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
     private readonly indicators: HealthIndicatorService,
     private readonly metrics: Metrics,
     @Inject(REDIS) private readonly redis: Redis,
-  ) {}
+    config: AppConfig,
+  ) {
+    this.metricsToken = config.env.METRICS_TOKEN ? new BearerToken(config.env.METRICS_TOKEN) : null;
+  }
 
   @Get('health/live')
   @ApiOperation({ summary: 'Liveness: the process answers' })
@@ -35,10 +44,18 @@ export class HealthController {
 
   @Get('metrics')
   @Header('content-type', 'text/plain; version=0.0.4; charset=utf-8')
-  @ApiOperation({ summary: 'Prometheus metrics: HTTP counts and durations, queue depths, wallet holds' })
+  @ApiOperation({
+    summary: 'Prometheus metrics: HTTP, upstream calls, jobs, queue depths, wallet holds, webhook deliveries',
+    description: 'Open unless METRICS_TOKEN is set; then `Authorization: Bearer <METRICS_TOKEN>` is required.',
+  })
+  @ApiBearerAuth()
   @ApiProduces('text/plain')
   @ApiOkResponse({ description: 'Prometheus text exposition format 0.0.4', schema: { type: 'string' } })
-  scrape(): Promise<string> {
+  @ApiUnauthorizedResponse({ type: ErrorEnvelopeDto, description: '`request.unauthorized`: METRICS_TOKEN is set and the bearer token does not match' })
+  scrape(@Headers('authorization') authorization?: string): Promise<string> {
+    if (this.metricsToken && !this.metricsToken.matches(authorization)) {
+      throw new DomainError(401, 'unauthorized', 'a valid metrics token is required (METRICS_TOKEN)');
+    }
     return this.metrics.registry.metrics();
   }
 

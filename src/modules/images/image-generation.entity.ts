@@ -12,7 +12,8 @@ export const IMAGE_GENERATION_STATUSES: readonly ImageGenerationStatus[] = ['run
 export interface ImageRequestSnapshot {
   prompt?: string;
   size: ImageSizeName;
-  aspectRatio: ImageAspectRatio;
+  /** Absent when an edit named none (the picture followed the references). */
+  aspectRatio?: ImageAspectRatio;
   references: ReferenceSummary[];
   generationConfig?: Record<string, number>;
   safetySettings?: Array<Record<string, string>>;

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { GuardedHttpClient, OutboundRequestError } from '../../../libs/common/index.js';
+import type { Readable } from 'node:stream';
+import { DomainError, GuardedHttpClient, OutboundRequestError } from '../../../libs/common/index.js';
 import type { ReferenceImage } from '../../../libs/providers/index.js';
 import { ImageErrorCode, imageInvalid, referenceLabel } from './image-errors.js';
 import { sniffImageType } from './image-sniffing.js';
@@ -33,6 +34,10 @@ const MAX_BASE64_CHARACTERS = Math.ceil(IMAGE_MAX_REFERENCE_BYTES / 3) * 4;
  * data URLs are decoded, HTTPS URLs fetched through the guarded client (DESIGN §7: public
  * addresses only in production, no redirects, byte cap, timeout), and every image's type is
  * sniffed from its bytes. Any refusal is a 400 naming the reference by its index.
+ *
+ * Memory per request is bounded by the total cap, not by 14 × the per-image cap: the fetches,
+ * which run in parallel, draw on one byte budget (the total cap less the decoded data URLs), and
+ * the first fetch to overdraw it, or to fail, stops every other one at once.
  */
 @Injectable()
 export class ImageReferenceLoader {
@@ -43,10 +48,14 @@ export class ImageReferenceLoader {
   async load(sources: readonly string[]): Promise<LoadedReferences> {
     // Syntax first: a malformed entry refuses the request before any outbound call.
     const parsed = sources.map((source, index) => parseSource(source, index));
-    const loaded = await Promise.all(parsed.map((entry, index) => (entry.kind === 'data' ? Promise.resolve(entry.bytes) : this.fetch(entry.url, index))));
-    const total = loaded.reduce((sum, bytes) => sum + bytes.length, 0);
-    if (total > IMAGE_MAX_REFERENCES_TOTAL_BYTES) {
-      throw imageInvalid(ImageErrorCode.ReferencesTooLarge, `assets.referenceImages: ${total} bytes in all, more than the ${IMAGE_MAX_REFERENCES_TOTAL_BYTES} allowed`);
+    const inline = parsed.reduce((sum, entry) => sum + (entry.kind === 'data' ? entry.bytes.length : 0), 0);
+    if (inline > IMAGE_MAX_REFERENCES_TOTAL_BYTES) throw totalTooLarge(inline);
+    const fetches = new FetchBudget(IMAGE_MAX_REFERENCES_TOTAL_BYTES - inline);
+    let loaded: Buffer[];
+    try {
+      loaded = await Promise.all(parsed.map((entry, index) => (entry.kind === 'data' ? Promise.resolve(entry.bytes) : this.fetch(entry.url, index, fetches))));
+    } finally {
+      fetches.stopAll();
     }
     const images: ReferenceImage[] = [];
     const summaries: ReferenceSummary[] = [];
@@ -62,24 +71,84 @@ export class ImageReferenceLoader {
     return { images, summaries };
   }
 
-  private async fetch(url: string, index: number): Promise<Buffer> {
+  private async fetch(url: string, index: number, budget: FetchBudget): Promise<Buffer> {
     const label = referenceLabel(index);
-    let response;
+    let body: Readable | undefined;
     try {
-      response = await this.http.request(url, { method: 'GET', timeoutMs: IMAGE_REFERENCE_FETCH_TIMEOUT_MS, maxBytes: IMAGE_MAX_REFERENCE_BYTES });
+      const response = await this.http.requestStream(url, { method: 'GET', timeoutMs: IMAGE_REFERENCE_FETCH_TIMEOUT_MS, maxBytes: IMAGE_MAX_REFERENCE_BYTES });
+      body = response.body;
+      if (!budget.track(body)) throw budget.refusal!;
+      if (response.status !== 200) {
+        throw budget.fail(imageInvalid(ImageErrorCode.ReferenceFetchFailed, `${label}: the server answered HTTP ${response.status}`));
+      }
+      const chunks: Buffer[] = [];
+      for await (const chunk of body as AsyncIterable<Buffer>) {
+        chunks.push(chunk);
+        if (!budget.take(chunk.length)) throw budget.fail(totalTooLarge());
+      }
+      return Buffer.concat(chunks);
     } catch (error) {
+      // Another reference failed or overdrew the budget first, and this fetch was stopped for it.
+      if (budget.refusal && error !== budget.refusal) throw budget.refusal;
       if (!(error instanceof OutboundRequestError)) throw error;
       if (error.reason === 'scheme_not_allowed' || error.reason === 'invalid_url') {
-        throw imageInvalid(ImageErrorCode.InvalidReference, `${label}: must be an HTTPS URL or a Base64 data URL`);
+        throw budget.fail(imageInvalid(ImageErrorCode.InvalidReference, `${label}: must be an HTTPS URL or a Base64 data URL`));
       }
       // The client learns what was refused; what the name resolved to goes to the log only.
       this.logger.warn({ msg: 'image reference could not be fetched', index, reason: error.reason, detail: error.detail });
-      throw imageInvalid(ImageErrorCode.ReferenceFetchFailed, `${label}: could not be fetched (${error.reason}: ${error.message})`);
+      throw budget.fail(imageInvalid(ImageErrorCode.ReferenceFetchFailed, `${label}: could not be fetched (${error.reason}: ${error.message})`));
+    } finally {
+      if (body) budget.untrack(body);
     }
-    if (response.status !== 200) {
-      throw imageInvalid(ImageErrorCode.ReferenceFetchFailed, `${label}: the server answered HTTP ${response.status}`);
+  }
+}
+
+/** `total` when it is known (data URLs); a fetch is stopped as soon as the sum passes the cap. */
+const totalTooLarge = (total?: number): DomainError =>
+  imageInvalid(
+    ImageErrorCode.ReferencesTooLarge,
+    `assets.referenceImages: ${total === undefined ? 'together' : `${total} bytes in all,`} more than the ${IMAGE_MAX_REFERENCES_TOTAL_BYTES} bytes allowed`,
+  );
+
+/** The bytes the parallel fetches of one request may still read, and the bodies to stop when one of them fails. */
+class FetchBudget {
+  private used = 0;
+  private readonly open = new Set<Readable>();
+  /** The first refusal: once set, every other fetch stops and answers it. */
+  refusal: DomainError | undefined;
+
+  constructor(private readonly limit: number) {}
+
+  /** False when the request is already refused (the body is destroyed at once). */
+  track(body: Readable): boolean {
+    if (this.refusal) {
+      body.destroy();
+      return false;
     }
-    return response.body;
+    this.open.add(body);
+    return true;
+  }
+
+  untrack(body: Readable): void {
+    this.open.delete(body);
+    body.destroy();
+  }
+
+  take(bytes: number): boolean {
+    this.used += bytes;
+    return this.used <= this.limit;
+  }
+
+  /** Records the request's refusal (the first one wins) and stops every other fetch. */
+  fail(refusal: DomainError): DomainError {
+    this.refusal ??= refusal;
+    this.stopAll();
+    return this.refusal;
+  }
+
+  stopAll(): void {
+    for (const body of this.open) body.destroy();
+    this.open.clear();
   }
 }
 

@@ -51,6 +51,10 @@ describe('image request rules', () => {
     ['an unknown field at depth', { model: 'vendor-3-pro-image', prompt: 'x', controls: { size: '1K', quality: 'hd' } }, 'unknown_field'],
     ['an unknown top-level field', { model: 'vendor-3-pro-image', prompt: 'x', n: 2 }, 'unknown_field'],
     ['a malformed safety setting', { model: 'vendor-3-pro-image', prompt: 'x', providerOptions: { vendor: { safetySettings: [{ category: 'violence', threshold: 'BLOCK_NONE' }] } } }, 'invalid_field'],
+    ['a prompt with a NUL character', { model: 'vendor-3-pro-image', prompt: 'a\u0000b' }, 'image.invalid_field'],
+    ['a prompt with an unpaired low surrogate', { model: 'vendor-3-pro-image', prompt: '\uDC00 a kite' }, 'image.invalid_field'],
+    ['a safety threshold the upstream does not know', { model: 'vendor-3-pro-image', prompt: 'x', providerOptions: { vendor: { safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_SOME' }] } } }, 'invalid_field'],
+    ['a Vertex-only safety method', { model: 'vendor-3-pro-image', prompt: 'x', providerOptions: { vendor: { safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'OFF', method: 'SEVERITY' }] } } }, 'unknown_field'],
     ['a temperature above 2', { model: 'vendor-3-pro-image', prompt: 'x', providerOptions: { vendor: { generationConfig: { temperature: 3 } } } }, 'invalid_field'],
   ];
   for (const [name, body, code] of cases) {
@@ -58,6 +62,16 @@ describe('image request rules', () => {
       assert.equal(await refusal(body), code);
     });
   }
+
+  it('accepts a prompt of 10,000 code points, and paired surrogates (an emoji is one character)', async () => {
+    assert.equal((await validate({ model: 'vendor-3-pro-image', prompt: '\u{1F3A8}'.repeat(10_000) })).prompt!.length, 20_000);
+  });
+
+  it('leaves the ratio unnamed for an edit that names none (the picture follows the references), 1:1 for a new picture', async () => {
+    assert.equal((await validate({ model: 'vendor-3.1-flash-image', assets: { referenceImages: [PNG_DATA] } })).aspectRatio, undefined);
+    assert.equal((await validate({ model: 'vendor-3.1-flash-image', prompt: 'x', assets: { referenceImages: [PNG_DATA] }, controls: { aspectRatio: '4:5' } })).aspectRatio, '4:5');
+    assert.equal((await validate({ model: 'vendor-3.1-flash-image', prompt: 'x', assets: { referenceImages: [] } })).aspectRatio, '1:1');
+  });
 
   it('accepts every size each model offers and 9:21 on pro and flash', async () => {
     for (const size of ['1K', '2K', '4K']) assert.equal((await validate({ model: 'vendor-3-pro-image', prompt: 'x', controls: { size } })).size, size);

@@ -6,6 +6,7 @@ import {
   type ImageModelId,
   type ImageSizeName,
 } from '../../../libs/providers/index.js';
+import { isStorableText } from '../../../libs/common/index.js';
 import type { CreateImageGenerationDto } from './dto/create-image-generation.dto.js';
 import { ImageErrorCode, imageInvalid } from './image-errors.js';
 import { IMAGE_MAX_PROMPT_CHARACTERS } from './images.constants.js';
@@ -20,7 +21,8 @@ export interface ImageRules {
   /** As the client wrote them; loaded (fetched, decoded, sniffed) by ImageReferenceLoader. */
   referenceSources: string[];
   size: ImageSizeName;
-  aspectRatio: ImageAspectRatio;
+  /** Absent for an edit (references given) that names no ratio: the picture follows the references. */
+  aspectRatio?: ImageAspectRatio;
   generationConfig?: Record<string, number>;
   safetySettings?: Array<Record<string, string>>;
 }
@@ -38,8 +40,15 @@ export function applyImageRules(dto: CreateImageGenerationDto): ImageRules {
   if ((prompt === undefined || prompt.trim() === '') && referenceSources.length === 0) {
     throw imageInvalid(ImageErrorCode.PromptRequired, 'prompt: required unless at least one reference image is given');
   }
-  if (prompt !== undefined && prompt.length > IMAGE_MAX_PROMPT_CHARACTERS) {
-    throw imageInvalid(ImageErrorCode.PromptTooLong, `prompt: at most ${IMAGE_MAX_PROMPT_CHARACTERS} characters`);
+  if (prompt !== undefined) {
+    // Stored in the row's jsonb snapshot, which takes neither NUL nor half a surrogate pair (and no upstream wants them).
+    if (!isStorableText(prompt)) {
+      throw imageInvalid(ImageErrorCode.InvalidField, 'prompt: must not contain NUL characters or unpaired UTF-16 surrogates');
+    }
+    // Characters are code points (an emoji is one), not UTF-16 units.
+    if (characterCount(prompt) > IMAGE_MAX_PROMPT_CHARACTERS) {
+      throw imageInvalid(ImageErrorCode.PromptTooLong, `prompt: at most ${IMAGE_MAX_PROMPT_CHARACTERS} characters`);
+    }
   }
 
   const size = dto.controls?.size ?? IMAGE_DEFAULT_SIZE;
@@ -47,9 +56,10 @@ export function applyImageRules(dto: CreateImageGenerationDto): ImageRules {
   if (!(sizes as readonly string[]).includes(size)) {
     throw imageInvalid(ImageErrorCode.UnsupportedSize, `controls.size: ${model} offers ${sizes.join(', ')}`);
   }
-  const aspectRatio = dto.controls?.aspectRatio ?? IMAGE_DEFAULT_ASPECT_RATIO;
+  // Unnamed, a new picture is square and an edit follows its references (the upstream's own defaults).
+  const aspectRatio = dto.controls?.aspectRatio ?? (referenceSources.length > 0 ? undefined : IMAGE_DEFAULT_ASPECT_RATIO);
   const ratios = IMAGE_MODEL_ASPECT_RATIOS[model];
-  if (!(ratios as readonly string[]).includes(aspectRatio)) {
+  if (aspectRatio !== undefined && !(ratios as readonly string[]).includes(aspectRatio)) {
     throw imageInvalid(ImageErrorCode.UnsupportedAspectRatio, `controls.aspectRatio: ${model} offers ${ratios.join(', ')}`);
   }
 
@@ -64,10 +74,18 @@ export function applyImageRules(dto: CreateImageGenerationDto): ImageRules {
     prompt: prompt === undefined || prompt.trim() === '' ? undefined : prompt,
     referenceSources,
     size: size as ImageSizeName,
-    aspectRatio: aspectRatio as ImageAspectRatio,
+    aspectRatio: aspectRatio as ImageAspectRatio | undefined,
     generationConfig: vendor?.generationConfig ? definedOnly(vendor.generationConfig) : undefined,
     safetySettings: vendor?.safetySettings?.map((setting) => definedOnly(setting)),
   };
+}
+
+
+/** Code points, not UTF-16 units. */
+function characterCount(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
 }
 
 /** The fields the client set (class-transformer gives absent DTO fields as `undefined` keys): what is forwarded and stored. */

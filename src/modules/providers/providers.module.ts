@@ -10,6 +10,8 @@ import {
   ProviderRegistry,
 } from '../../../libs/providers/index.js';
 import { AppConfig } from '../../config/app-config.js';
+import { Metrics } from '../../observability/metrics.service.js';
+import { instrumentAdapter } from './instrumented-adapter.js';
 
 /** The extra CA bundle, read once at boot; an unreadable file stops the boot naming the variable. */
 function readExtraCa(path: string): Buffer {
@@ -58,6 +60,7 @@ export class ProvidersModule implements OnModuleInit {
     private readonly discovery: DiscoveryService,
     private readonly reflector: Reflector,
     private readonly registry: ProviderRegistry,
+    private readonly metrics: Metrics,
   ) {}
 
   /** Every instance is built before any onModuleInit runs, and nothing routes before bootstrap. */
@@ -68,7 +71,8 @@ export class ProvidersModule implements OnModuleInit {
       if (!wrapper.isDependencyTreeStatic() || typeof instance !== 'object' || instance === null || seen.has(instance)) continue;
       seen.add(instance);
       const registration = this.reflector.get<AdapterRegistration | undefined>(ADAPTER_REGISTRATION, instance.constructor);
-      if (registration) this.registry.register(instance as ProviderAdapter, registration);
+      // Registered as measured: every call a domain makes through the registry is counted and timed.
+      if (registration) this.registry.register(instrumentAdapter(instance as ProviderAdapter, registration.capability, this.metrics), registration);
     }
     this.registry.validateRoutes();
   }

@@ -41,6 +41,9 @@ export function heicFixture(): Buffer {
   return Buffer.concat([ftyp, mdat]);
 }
 
+/** `size` bytes that start with a PNG's signature (what the sniffer checks), the rest zeros. */
+export const pngSigned = (png: Buffer, size: number): Buffer => Buffer.concat([png.subarray(0, 8), Buffer.alloc(Math.floor(size) - 8)]);
+
 export const dataUrl = (bytes: Buffer, type = 'image/png'): string => `data:${type};base64,${bytes.toString('base64')}`;
 
 /** An HTTPS media server with a throw-away certificate the app trusts through OUTBOUND_EXTRA_CA_FILE. */
@@ -53,7 +56,19 @@ export interface MediaServer {
   stop(): Promise<void>;
 }
 
-export async function startMediaServer(files: Record<string, { type: string; body: Buffer }>): Promise<MediaServer> {
+/**
+ * What the media server answers at a path: `status` (default 200) and extra `headers` (a redirect's
+ * `location`); with `hang`, the body is sent but the response never ends (a stalled server).
+ */
+export interface MediaFile {
+  type: string;
+  body: Buffer;
+  status?: number;
+  headers?: Record<string, string>;
+  hang?: boolean;
+}
+
+export async function startMediaServer(files: Record<string, MediaFile>): Promise<MediaServer> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-image-tls-'));
   execFileSync(
     'openssl',
@@ -63,8 +78,13 @@ export async function startMediaServer(files: Record<string, { type: string; bod
   );
   const server: Server = createServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (request, response) => {
     const file = files[request.url ?? ''];
-    if (file) response.writeHead(200, { 'content-type': file.type, 'content-length': file.body.length }).end(file.body);
-    else response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+    if (!file) {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+    } else if (file.hang) {
+      response.writeHead(file.status ?? 200, { 'content-type': file.type, ...file.headers }).write(file.body);
+    } else {
+      response.writeHead(file.status ?? 200, { 'content-type': file.type, 'content-length': file.body.length, ...file.headers }).end(file.body);
+    }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;

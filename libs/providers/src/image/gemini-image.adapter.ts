@@ -81,7 +81,8 @@ export class GeminiImageAdapter implements ImageProvider {
       generationConfig: {
         ...request.generationConfig,
         responseModalities: ['TEXT', 'IMAGE'],
-        imageConfig: { aspectRatio: request.aspectRatio, imageSize: request.size },
+        // Without a ratio the upstream follows the reference images (its documented default).
+        imageConfig: request.aspectRatio ? { aspectRatio: request.aspectRatio, imageSize: request.size } : { imageSize: request.size },
       },
     };
     if (request.safetySettings) body.safetySettings = request.safetySettings;

@@ -32,6 +32,22 @@ export interface PixelSize {
   height: number;
 }
 
+/** The ratio of `allowed` closest to `width`×`height` (by the logarithm of the ratios, so 2:1 and 1:2 are as far from 1:1). */
+export function nearestAspectRatio(width: number, height: number, allowed: readonly ImageAspectRatio[]): ImageAspectRatio {
+  const target = Math.log(width / height);
+  let best = allowed[0]!;
+  let bestDistance = Infinity;
+  for (const ratio of allowed) {
+    const [w, h] = AT_1K[ratio];
+    const distance = Math.abs(Math.log(w / h) - target);
+    if (distance < bestDistance) {
+      best = ratio;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
 export function imagePixelSize(size: ImageSizeName, aspectRatio: ImageAspectRatio): PixelSize {
   const [width, height] = AT_1K[aspectRatio];
   const scale = SCALE[size];

@@ -30,7 +30,11 @@ export interface ImageGenerationRequest {
   prompt?: string;
   references: ReferenceImage[];
   size: ImageSizeName;
-  aspectRatio: ImageAspectRatio;
+  /**
+   * Absent only for an edit whose client named no ratio: the picture follows the references, as
+   * the upstream does by default (`imageConfig` without `aspectRatio`).
+   */
+  aspectRatio?: ImageAspectRatio;
   /** Sampling settings only (validated by the domain), forwarded as Gemini `generationConfig` fields. */
   generationConfig?: Record<string, unknown>;
   /** Forwarded as Gemini `safetySettings`. */

@@ -7,7 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
-import type { PixelSize } from './image-dimensions.js';
+import { nearestAspectRatio, type PixelSize } from './image-dimensions.js';
+import type { ImageAspectRatio } from './image-provider.js';
 
 /** Longest side of the rasterised SVG before it is scaled to the requested size. */
 const WORKING_SIDE = 512;
@@ -91,4 +92,18 @@ export async function drawEditPicture(reference: Buffer, prompt: string, size: P
     .removeAlpha()
     .png()
     .toBuffer();
+}
+
+/**
+ * The ratio of `allowed` nearest the reference's shape as displayed (EXIF orientations 5 to 8 turn
+ * it on its side), read from its header only; 1:1 when sharp cannot read it (e.g. HEVC HEIC).
+ */
+export async function referenceAspectRatio(reference: Buffer, allowed: readonly ImageAspectRatio[]): Promise<ImageAspectRatio> {
+  try {
+    const { width, height, orientation } = await sharp(reference, { limitInputPixels: MAX_REFERENCE_PIXELS }).metadata();
+    if (!width || !height) return '1:1';
+    return (orientation ?? 1) >= 5 ? nearestAspectRatio(height, width, allowed) : nearestAspectRatio(width, height, allowed);
+  } catch {
+    return '1:1';
+  }
 }

@@ -111,6 +111,31 @@ describe('SandboxImageProvider: pictures', () => {
     });
   }
 
+  it('without a ratio, follows the first reference: the listed ratio nearest its shape as displayed (the upstream default)', async () => {
+    const shaped = (width: number, height: number) => sharp({ create: { width, height, channels: 3, background: reference } }).png().toBuffer();
+    const cases: Array<[ImageModelId, Buffer, number, number]> = [
+      ['vendor-3.1-flash-image', await shaped(320, 180), 1376, 768], // 16:9
+      ['vendor-3.1-flash-image', await shaped(180, 320), 768, 1376], // 9:16
+      ['vendor-3.1-flash-image', await shaped(500, 480), 1024, 1024], // 1:1
+      ['vendor-3-pro-image', await shaped(300, 700), 672, 1584], // 9:21
+      ['vendor-3.1-flash-lite-image', await shaped(300, 700), 768, 1376], // no 9:21 on lite: 9:16 is nearest
+      // Stored 320×180 but EXIF orientation 6: displayed 180×320.
+      ['vendor-3.1-flash-image', await sharp({ create: { width: 320, height: 180, channels: 3, background: reference } }).jpeg().withMetadata({ orientation: 6 }).toBuffer(), 768, 1376],
+    ];
+    for (const [model, bytes, width, height] of cases) {
+      const png = image(await sandbox.generate(request({ model, aspectRatio: undefined, references: [{ mimeType: 'image/png', bytes }] })));
+      const metadata = await sharp(png).metadata();
+      assert.deepEqual([metadata.width, metadata.height], [width, height], `${model} ${width}×${height}`);
+    }
+    // A named ratio wins over the reference's shape; a reference it cannot read gives 1:1.
+    const wide = await shaped(320, 180);
+    const square = image(await sandbox.generate(request({ aspectRatio: '1:1', references: [{ mimeType: 'image/png', bytes: wide }] })));
+    assert.deepEqual([(await sharp(square).metadata()).width, (await sharp(square).metadata()).height], [1024, 1024]);
+    const heic = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypheic'), Buffer.alloc(12), Buffer.from([0, 0, 0, 8]), Buffer.from('mdat')]);
+    const fallback = image(await sandbox.generate(request({ aspectRatio: undefined, references: [{ mimeType: 'image/heic', bytes: heic }] })));
+    assert.deepEqual([(await sharp(fallback).metadata()).width, (await sharp(fallback).metadata()).height], [1024, 1024]);
+  });
+
   it('uses only the first reference', async () => {
     const blue = await sharp({ create: { width: 64, height: 64, channels: 3, background: reference } }).png().toBuffer();
     const red = await sharp({ create: { width: 64, height: 64, channels: 3, background: { r: 250, g: 0, b: 0 } } }).png().toBuffer();

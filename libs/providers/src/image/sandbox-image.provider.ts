@@ -4,14 +4,15 @@ import { parseSandboxDirectives, stripSandboxDirectives } from '../sandbox/direc
 import { imagePixelSize } from './image-dimensions.js';
 import { IMAGE_CAPABILITY, IMAGE_MODEL_IDS, type ImageGenerationRequest, type ImageOutcome, type ImageProvider } from './image-provider.js';
 import { IMAGE_MODEL_ASPECT_RATIOS, IMAGE_MODEL_SIZES } from './image-models.js';
-import { drawEditPicture, drawPromptPicture } from './sandbox-image-picture.js';
+import { drawEditPicture, drawPromptPicture, referenceAspectRatio } from './sandbox-image-picture.js';
 
 /** Image-only directive: the "upstream" refuses the picture for safety. */
 const SAFETY_DIRECTIVE = '[sandbox:safety]';
 
 /**
  * The in-process image "upstream" (DESIGN §1, §4a): needs no credentials and answers a real PNG
- * at the pixel size the size and aspect ratio imply (image-dimensions.ts), drawn from the prompt,
+ * at the pixel size the size and aspect ratio imply (image-dimensions.ts; without a ratio, an edit
+ * takes the listed ratio nearest its first reference's, a new picture 1:1), drawn from the prompt,
  * or for edits derived from the first reference image (falling back to the prompt picture when
  * that cannot be decoded, e.g. an HEVC HEIC). Deterministic: the same request gives the same bytes.
  * Directives in the prompt: `[sandbox:fail]` (failed, not retryable), `[sandbox:delay=<ms>]`,
@@ -46,13 +47,15 @@ export class SandboxImageProvider implements ImageProvider {
     if (prompt.includes(SAFETY_DIRECTIVE)) {
       return { kind: 'refused', category: 'safety', reason: 'sandbox: IMAGE_SAFETY (sandbox:safety)' };
     }
+    const reference = request.references[0];
+    // No ratio named: an edit follows its first reference, as the upstream does; a new picture is square.
+    const aspectRatio = request.aspectRatio ?? (reference ? await referenceAspectRatio(reference.bytes, IMAGE_MODEL_ASPECT_RATIOS[request.model]) : '1:1');
     // The domain validates these; a mismatch here is a caller bug, reported as such.
-    if (!IMAGE_MODEL_SIZES[request.model].includes(request.size) || !IMAGE_MODEL_ASPECT_RATIOS[request.model].includes(request.aspectRatio)) {
-      return { kind: 'failed', reason: `sandbox: ${request.model} does not offer ${request.size} at ${request.aspectRatio}`, retryable: false };
+    if (!IMAGE_MODEL_SIZES[request.model].includes(request.size) || !IMAGE_MODEL_ASPECT_RATIOS[request.model].includes(aspectRatio)) {
+      return { kind: 'failed', reason: `sandbox: ${request.model} does not offer ${request.size} at ${aspectRatio}`, retryable: false };
     }
     const picturePrompt = stripSandboxDirectives(prompt.replaceAll(SAFETY_DIRECTIVE, ''));
-    const size = imagePixelSize(request.size, request.aspectRatio);
-    const reference = request.references[0];
+    const size = imagePixelSize(request.size, aspectRatio);
     let bytes: Buffer | null = null;
     if (reference) {
       try {

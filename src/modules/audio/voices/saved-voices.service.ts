@@ -8,7 +8,7 @@ import { VoiceCatalogue } from './voice-catalogue.js';
 import { savedVoiceNotFound, VoiceErrorCode, voiceUnsupported } from './voice-errors.js';
 import { VoicePreviews } from './voice-previews.js';
 import { type SavedVoiceListDto, type SavedVoiceResponseDto, toVoiceResource } from './voice.resource.js';
-import { isAlias, looksLikeOfficialId, MAX_VOICE_REFERENCE_LENGTH, refusal } from './voice-rules.js';
+import { ALIAS_PATTERN, isAlias, looksLikeOfficialId, MAX_VOICE_REFERENCE_LENGTH, refusal } from './voice-rules.js';
 
 /** The most voices one API key may save: bounds the list answer (no paging in the spec) and its preview work. */
 export const MAX_SAVED_VOICES_PER_KEY = 500;
@@ -59,7 +59,10 @@ export class SavedVoicesService {
 
   /** Removes this key's binding named by voice id or alias; another key's, or none, is 404. */
   async remove(key: AuthenticatedKey, voiceIdOrAlias: string): Promise<void> {
-    if (voiceIdOrAlias.length > MAX_VOICE_REFERENCE_LENGTH || !(await this.saved.deleteOwned(key.id, voiceIdOrAlias))) throw savedVoiceNotFound();
+    // Only a string shaped like an alias or an official id can name a binding: anything else (a NUL
+    // byte PostgreSQL cannot even compare, a 2 KB path segment) is not found without a query.
+    const nameable = voiceIdOrAlias.length <= MAX_VOICE_REFERENCE_LENGTH && (ALIAS_PATTERN.test(voiceIdOrAlias) || looksLikeOfficialId(voiceIdOrAlias));
+    if (!nameable || !(await this.saved.deleteOwned(key.id, voiceIdOrAlias))) throw savedVoiceNotFound();
   }
 
   /** The snapshot taken at import, with a preview link minted now. */

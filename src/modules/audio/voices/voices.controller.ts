@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseInterceptors } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
@@ -9,9 +9,11 @@ import {
   ApiQuery,
   ApiServiceUnavailableResponse,
   ApiTags,
+  ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import { ErrorEnvelopeDto } from '../../../app/error-envelope.dto.js';
 import { ApiKeyRoute, type AuthenticatedKey, CurrentKey } from '../../identity/index.js';
+import { BodyBoundInterceptor, VOICE_IMPORT_SHAPE } from '../body-bound.interceptor.js';
 import { ImportVoiceDto } from './dto/import-voice.dto.js';
 import { type VoiceLibraryRequest, VoiceLibraryQueryPipe } from './dto/voice-library.query.js';
 import { SavedVoicesService } from './saved-voices.service.js';
@@ -20,6 +22,7 @@ import { VoiceLibraryService } from './voice-library.service.js';
 
 @ApiTags('audio')
 @ApiKeyRoute()
+@ApiUnauthorizedResponse({ type: ErrorEnvelopeDto, description: '`audio.unauthorized`: missing, malformed, unknown or revoked key' })
 @Controller('v1/audio')
 export class VoicesController {
   constructor(
@@ -51,10 +54,12 @@ export class VoicesController {
 
   @Post('voices/import')
   @HttpCode(200)
+  @UseInterceptors(new BodyBoundInterceptor(VOICE_IMPORT_SHAPE))
   @ApiOperation({ summary: 'Save an official voice as a favourite (no clone, no transfer); importing it again updates the alias' })
   @ApiOkResponse({ type: SavedVoiceResponseDto })
   @ApiBadRequestResponse({ type: ErrorEnvelopeDto, description: '`audio.voice_unsupported`, `audio.invalid_field`, `audio.unknown_field`' })
   @ApiConflictResponse({ type: ErrorEnvelopeDto, description: '`audio.alias_conflict`, `audio.saved_voices_limit`' })
+  @ApiServiceUnavailableResponse({ type: ErrorEnvelopeDto, description: '`audio.unavailable`: the voice catalogue cannot be read' })
   import(@CurrentKey() key: AuthenticatedKey, @Body() dto: ImportVoiceDto): Promise<SavedVoiceResponseDto> {
     return this.saved.import(key, dto);
   }

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsInt, IsNumber, IsObject, IsString, Length, Matches, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsInt, IsNumber, IsObject, IsString, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { IMAGE_ASPECT_RATIOS, IMAGE_MODEL_IDS } from '../../../../libs/providers/index.js';
-import { IMAGE_MAX_REFERENCES } from '../images.constants.js';
+import { IMAGE_MAX_PROMPT_CHARACTERS, IMAGE_MAX_REFERENCE_BYTES, IMAGE_MAX_REFERENCES, IMAGE_MAX_REFERENCES_TOTAL_BYTES } from '../images.constants.js';
 
 /** Optional, but `null` is not "absent": a field is either omitted or valid. */
 const Optional = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
@@ -11,7 +11,13 @@ const Optional = () => ValidateIf((_object: object, value: unknown) => value !==
 const MAX_SAFETY_SETTINGS = 16;
 
 export class ImageAssetsDto {
-  @ApiPropertyOptional({ type: [String], maxItems: IMAGE_MAX_REFERENCES, description: 'HTTPS URLs or Base64 `data:` URLs of PNG, JPEG, WebP, HEIC or HEIF images' })
+  @ApiPropertyOptional({
+    type: [String],
+    maxItems: IMAGE_MAX_REFERENCES,
+    description:
+      'Public or signed HTTPS URLs (fetched without redirects, 15 s each) or Base64 `data:<type>;base64,…` URLs of PNG, JPEG, WebP, HEIC or HEIF images, ' +
+      `told apart by their bytes; raw \`gs://\` is refused. At most ${IMAGE_MAX_REFERENCE_BYTES / 1024 / 1024} MiB each and ${IMAGE_MAX_REFERENCES_TOTAL_BYTES / 1024 / 1024} MiB together (decoded).`,
+  })
   @Optional() @IsArray() @ArrayMaxSize(IMAGE_MAX_REFERENCES) @IsString({ each: true })
   referenceImages?: string[];
 }
@@ -21,7 +27,10 @@ export class ImageControlsDto {
   @Optional() @IsString()
   size?: string;
 
-  @ApiPropertyOptional({ enum: IMAGE_ASPECT_RATIOS, default: '1:1', description: '9:21 on the pro and flash models only' })
+  @ApiPropertyOptional({
+    enum: IMAGE_ASPECT_RATIOS,
+    description: '9:21 on the pro and flash models only. Unnamed: 1:1 for a new picture; an edit (reference images given) follows the references, as the upstream does',
+  })
   @Optional() @IsString()
   aspectRatio?: string;
 }
@@ -36,7 +45,7 @@ export class ImageGenerationConfigDto {
   @Optional() @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(1)
   topP?: number;
 
-  @ApiPropertyOptional({ minimum: 1 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 1000 })
   @Optional() @IsInt() @Min(1) @Max(1000)
   topK?: number;
 
@@ -44,7 +53,7 @@ export class ImageGenerationConfigDto {
   @Optional() @IsInt() @Min(-2_147_483_648) @Max(2_147_483_647)
   seed?: number;
 
-  @ApiPropertyOptional({ minimum: 1, description: 'Caps the text the model may say beside the image' })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 65_536, description: 'Forwarded as is; the upstream counts the image tokens in it too, so a small value can end in image.no_image' })
   @Optional() @IsInt() @Min(1) @Max(65_536)
   maxOutputTokens?: number;
 
@@ -56,23 +65,33 @@ export class ImageGenerationConfigDto {
   @Optional() @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(-2) @Max(2)
   frequencyPenalty?: number;
 
-  @ApiPropertyOptional({ enum: [1], description: 'Fixed at 1: several alternatives need separate calls' })
+  @ApiPropertyOptional({ type: 'integer', enum: [1], description: 'Fixed at 1: several alternatives need separate calls (another value: 400 `image.unsupported_candidate_count`)' })
   @Optional() @IsInt()
   candidateCount?: number;
 }
 
+/**
+ * The Gemini API's harm categories and thresholds (upstreams.md §1.6). Checked here so that a
+ * setting the upstream would refuse is a 400 before any hold, on the sandbox as on the live
+ * adapter; `method` and the `IMAGE_*` / `JAILBREAK` categories are Vertex-only.
+ */
+export const IMAGE_SAFETY_CATEGORIES = [
+  'HARM_CATEGORY_HARASSMENT',
+  'HARM_CATEGORY_HATE_SPEECH',
+  'HARM_CATEGORY_SEXUALLY_EXPLICIT',
+  'HARM_CATEGORY_DANGEROUS_CONTENT',
+  'HARM_CATEGORY_CIVIC_INTEGRITY',
+] as const;
+export const IMAGE_SAFETY_THRESHOLDS = ['HARM_BLOCK_THRESHOLD_UNSPECIFIED', 'BLOCK_LOW_AND_ABOVE', 'BLOCK_MEDIUM_AND_ABOVE', 'BLOCK_ONLY_HIGH', 'BLOCK_NONE', 'OFF'] as const;
+
 export class ImageSafetySettingDto {
-  @ApiProperty({ example: 'HARM_CATEGORY_HARASSMENT' })
-  @IsString() @Length(1, 64) @Matches(/^HARM_CATEGORY_[A-Z_]+$/, { message: 'must be a HARM_CATEGORY_… name' })
+  @ApiProperty({ enum: IMAGE_SAFETY_CATEGORIES, example: 'HARM_CATEGORY_HARASSMENT' })
+  @IsIn(IMAGE_SAFETY_CATEGORIES, { message: `must be one of ${IMAGE_SAFETY_CATEGORIES.join(', ')}` })
   category!: string;
 
-  @ApiProperty({ example: 'BLOCK_ONLY_HIGH' })
-  @IsString() @Length(1, 64) @Matches(/^[A-Z_]+$/, { message: 'must be an upper-case threshold name such as BLOCK_ONLY_HIGH' })
+  @ApiProperty({ enum: IMAGE_SAFETY_THRESHOLDS, example: 'BLOCK_ONLY_HIGH' })
+  @IsIn(IMAGE_SAFETY_THRESHOLDS, { message: `must be one of ${IMAGE_SAFETY_THRESHOLDS.join(', ')}` })
   threshold!: string;
-
-  @ApiPropertyOptional({ example: 'SEVERITY' })
-  @Optional() @IsString() @Length(1, 64) @Matches(/^[A-Z_]+$/, { message: 'must be an upper-case method name' })
-  method?: string;
 }
 
 export class ImageVendorOptionsDto {
@@ -97,7 +116,7 @@ export class CreateImageGenerationDto {
   @IsString()
   model!: string;
 
-  @ApiPropertyOptional({ description: 'Required unless a reference image is given; at most 10,000 characters' })
+  @ApiPropertyOptional({ maxLength: IMAGE_MAX_PROMPT_CHARACTERS, description: 'Required unless a reference image is given; at most 10,000 characters (code points)' })
   @Optional() @IsString()
   prompt?: string;
 

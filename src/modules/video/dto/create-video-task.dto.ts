@@ -16,7 +16,8 @@ import {
 } from 'class-validator';
 import type { VideoMode, VideoRatio, VideoResolutionName } from '../../../../libs/providers/index.js';
 import { VIDEO_MODELS, type VideoModel } from '../../billing/index.js';
-import { Optional, OptionalNested, TaskPageQueryDto } from '../../../app/dto-fields.js';
+import { isStorableText } from '../../../../libs/common/index.js';
+import { Optional, OptionalNested, StorableText, TaskPageQueryDto } from '../../../app/dto-fields.js';
 
 export const VIDEO_MODES: readonly VideoMode[] = [
   'text_to_video',
@@ -37,7 +38,7 @@ const GS_URI = /^gs:\/\/[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]\/\S+$/;
  * on — local development and tests; resolveVideoRequest refuses it everywhere else.)
  */
 export function isMediaUri(value: unknown): boolean {
-  if (typeof value !== 'string' || value.length > 4096) return false;
+  if (typeof value !== 'string' || value.length > 4096 || !isStorableText(value)) return false;
   if (value.startsWith('gs://')) return GS_URI.test(value);
   if (!value.startsWith('https://') && !value.startsWith('http://')) return false;
   try {
@@ -133,7 +134,7 @@ export class CreateVideoTaskDto {
   model!: VideoModel;
 
   @ApiProperty({ minLength: 1, maxLength: 10_000 })
-  @IsString() @Length(1, 10_000)
+  @IsString() @Length(1, 10_000) @StorableText()
   prompt!: string;
 
   @ApiPropertyOptional({ enum: VIDEO_MODES, description: 'Inferred from assets when omitted; video_extend must be set explicitly' })
