@@ -11,7 +11,7 @@ import { AudioSpeechStream1763800000850 } from './1763800000850-audio-speech-str
 import { WebhookEndpoints1763800000900 } from './1763800000900-webhook-endpoints.js';
 import { WebhookDeliveries1763800000950 } from './1763800000950-webhook-deliveries.js';
 import { Images1763800001000 } from './1763800001000-images.js';
-import { Realtime1763800001100 } from './1763800001100-realtime.js';
+import { Realtime1763800001300 } from './1763800001300-realtime.js';
 
 /** Every migration, in order. A new one is appended here (explicit: no glob loading in ESM). */
 export const MIGRATIONS = [
@@ -28,5 +28,5 @@ export const MIGRATIONS = [
   WebhookEndpoints1763800000900,
   WebhookDeliveries1763800000950,
   Images1763800001000,
-  Realtime1763800001100,
+  Realtime1763800001300,
 ];

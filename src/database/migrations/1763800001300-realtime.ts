@@ -6,8 +6,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * with the hash of its text, so a repeat finds the same task). Turns are audio tasks: their
  * `audio_task.endpoint` is `realtime`.
  */
-export class Realtime1763800001100 implements MigrationInterface {
-  name = 'Realtime1763800001100';
+export class Realtime1763800001300 implements MigrationInterface {
+  name = 'Realtime1763800001300';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
