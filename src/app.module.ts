@@ -7,6 +7,7 @@ import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { AdminModule } from './modules/admin/admin.module.js';
+import { AlternateVideoModule } from './modules/alternate-video/alternate-video.module.js';
 import { AudioModule } from './modules/audio/index.js';
 import { BillingModule } from './modules/billing/billing.module.js';
 import { HealthModule } from './modules/health/health.module.js';
@@ -53,6 +54,7 @@ export class AppModule {
         AdminModule,
         HealthModule,
         VideoModule,
+        AlternateVideoModule,
         TextModule,
         AudioModule,
         RealtimeModule,

@@ -20,3 +20,7 @@ export * from './src/image/image-dimensions.js';
 export * from './src/image/image-models.js';
 export * from './src/image/sandbox-image.provider.js';
 export * from './src/image/gemini-image.adapter.js';
+export * from './src/alternate-video/alternate-video-provider.js';
+export * from './src/alternate-video/kling-jwt.js';
+export * from './src/alternate-video/kling.adapter.js';
+export * from './src/alternate-video/sandbox-alternate-video.provider.js';

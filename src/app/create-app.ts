@@ -11,11 +11,13 @@ import { DomainError, ErrorDomains, RequestErrorCode } from '../../libs/common/i
 import { AppModule, type AppModuleOptions } from '../app.module.js';
 import type { AppConfig } from '../config/app-config.js';
 import { Metrics } from '../observability/metrics.service.js';
+import { mountAdminConsole } from './admin-console.js';
 import { answerClientError } from './client-error.js';
 import { HttpExceptionFilter } from './http-exception.filter.js';
 import { jsonShapeProblem } from './json-depth.js';
 import { createRootLogger, tagRequestId } from './logger.js';
 import { setupOpenApi } from './openapi.js';
+import { mountQueueDashboard } from './queue-dashboard.js';
 import { StrictValidationPipe } from './validation.pipe.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -83,6 +85,11 @@ export async function createApp(config: AppConfig, options: AppModuleOptions & {
   const { REQUEST_MAX_DEPTH: maxDepth, REQUEST_MAX_ITEMS: maxItems } = config.env;
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string; // parseAs: 'string'
+    // Routes marked @RouteConfig({ rawBody: true }) get the exact text (signatures are computed over it).
+    if ((request.routeOptions.config as { rawBody?: boolean } | undefined)?.rawBody === true) {
+      done(null, text);
+      return;
+    }
     const problem = jsonShapeProblem(text, maxDepth, maxItems);
     if (problem === 'too_deep') {
       done(new DomainError(400, RequestErrorCode.TooDeep, `request body nests objects and arrays deeper than ${maxDepth} levels`), undefined);
@@ -93,8 +100,12 @@ export async function createApp(config: AppConfig, options: AppModuleOptions & {
     }
   });
   // Routes marked @RouteConfig({ bodyLimit: 'text' }) take inline media: their own, larger limit.
+  // The alternate creation route takes Base64 images: the same larger limit.
   fastify.addHook('onRoute', (route) => {
-    if ((route.config as { bodyLimit?: string } | undefined)?.bodyLimit === 'text') route.bodyLimit = config.env.TEXT_BODY_LIMIT_BYTES;
+    const limit = (route.config as { bodyLimit?: string | number } | undefined)?.bodyLimit;
+    if (limit === 'text') route.bodyLimit = config.env.TEXT_BODY_LIMIT_BYTES;
+    // A route may also set its own, smaller limit (the internal callbacks: a few KiB).
+    else if (typeof limit === 'number') route.bodyLimit = limit;
   });
   const metrics = app.get(Metrics);
   fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
@@ -107,5 +118,7 @@ export async function createApp(config: AppConfig, options: AppModuleOptions & {
   });
 
   setupOpenApi(app);
+  await mountQueueDashboard(app, config);
+  await mountAdminConsole(app);
   return app;
 }

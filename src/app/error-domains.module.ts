@@ -1,11 +1,13 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
-import { type ErrorDomain, ErrorDomains } from '../../libs/common/index.js';
+import { type ErrorDomain, ErrorDomains, type ErrorEnvelopeRenderer } from '../../libs/common/index.js';
 
 export interface ErrorPrefixOptions {
   /** The prefix of the codes (`audio` → `audio.invalid_field`). */
   domain: ErrorDomain;
   /** URL path prefixes whose errors carry it; the longest registered prefix of a path wins. */
   pathPrefixes: readonly string[];
+  /** The domain's own error body (the alternate provider's envelope); `{error:{code,message}}` otherwise. */
+  envelope?: ErrorEnvelopeRenderer;
 }
 
 /** A domain's error prefixes (`ErrorDomainsModule.forFeature`); a module of its own per registration. */
@@ -33,7 +35,7 @@ export class ErrorDomainsModule {
           // Nothing injects it: instantiating it (before any onModuleInit, long before listen) is the registration.
           provide: `error-prefix:${options.domain}:${options.pathPrefixes.join(',')}`,
           inject: [ErrorDomains],
-          useFactory: (domains: ErrorDomains) => domains.register(options.domain, options.pathPrefixes),
+          useFactory: (domains: ErrorDomains) => domains.register(options.domain, options.pathPrefixes, options.envelope),
         },
       ],
     };

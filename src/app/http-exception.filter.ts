@@ -87,12 +87,13 @@ export class HttpExceptionFilter implements ExceptionFilter {
   }
 
   answer(exception: unknown, request: Pick<FastifyRequest, 'url' | 'method' | 'id'>): ErrorAnswer {
-    if (exception instanceof EnvelopeError) return { status: exception.status, body: exception.body() };
-    const envelope = (status: number, code: string, message: string, headers?: Record<string, string>): ErrorAnswer => ({
-      status,
-      body: { error: { code: this.domains.qualify(code, request.url), message } },
-      headers,
-    });
+    if (exception instanceof EnvelopeError) return { status: exception.status, body: exception.body(), headers: exception.headers };
+    // A domain may answer in its own envelope (the alternate provider's); `{error:{code,message}}` otherwise.
+    const render = this.domains.envelopeOf(request.url);
+    const envelope = (status: number, code: string, message: string, headers?: Record<string, string>): ErrorAnswer => {
+      const qualified = this.domains.qualify(code, request.url);
+      return { status, body: render ? render({ status, code: qualified, message }) : { error: { code: qualified, message } }, headers };
+    };
     if (exception instanceof DomainError) return envelope(exception.status, exception.code, exception.message, exception.headers);
     // Nest wraps Fastify's own errors (body parser, body limit) in an HttpException; the cause says which.
     const cause = exception instanceof HttpException ? exception.cause : exception;
@@ -112,9 +113,10 @@ export class HttpExceptionFilter implements ExceptionFilter {
     this.logger.error(
       { msg: 'unhandled error', errorId, reqId: request.id, method: request.method, url: request.url, err: exception },
     );
+    const settled = { status: 500, code: this.domains.qualify(CommonErrorCode.Internal, request.url), message: `internal error (id ${errorId})`, errorId };
     return {
       status: 500,
-      body: { error: { code: this.domains.qualify(CommonErrorCode.Internal, request.url), message: `internal error (id ${errorId})`, errorId } },
+      body: render ? render(settled) : { error: { code: settled.code, message: settled.message, errorId } },
     };
   }
 }

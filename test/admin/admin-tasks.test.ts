@@ -27,6 +27,10 @@ class InMemoryTaskSource implements AdminTaskSource {
       .sort(compareNewestFirst)
       .slice(0, filter.limit + 1);
   }
+
+  async get(id: string): Promise<AdminTaskSummary | null> {
+    return this.rows.find((row) => row.id === id) ?? null;
+  }
 }
 
 function task(kind: string, second: number, status: string, workspaceId: string): AdminTaskSummary {

@@ -11,6 +11,8 @@ import { AudioSpeechStream1763800000850 } from './1763800000850-audio-speech-str
 import { WebhookEndpoints1763800000900 } from './1763800000900-webhook-endpoints.js';
 import { WebhookDeliveries1763800000950 } from './1763800000950-webhook-deliveries.js';
 import { Images1763800001000 } from './1763800001000-images.js';
+import { AlternateVideo1763800001100 } from './1763800001100-alternate-video.js';
+import { LedgerSubject1763800001200 } from './1763800001200-ledger-subject.js';
 import { Realtime1763800001300 } from './1763800001300-realtime.js';
 
 /** Every migration, in order. A new one is appended here (explicit: no glob loading in ESM). */
@@ -28,5 +30,7 @@ export const MIGRATIONS = [
   WebhookEndpoints1763800000900,
   WebhookDeliveries1763800000950,
   Images1763800001000,
+  AlternateVideo1763800001100,
+  LedgerSubject1763800001200,
   Realtime1763800001300,
 ];

@@ -33,6 +33,7 @@ function source(kind: string, rows: AdminTaskSummary[]): AdminTaskSource & { cal
         .sort(compareNewestFirst)
         .slice(0, filter.limit + 1);
     },
+    get: async (id) => rows.find((r) => r.id === id) ?? null,
   };
 }
 

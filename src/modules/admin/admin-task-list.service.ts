@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { DEFAULT_PAGE_LIMIT, type CursorPosition, decodeCursor, invalidField, type Page, toPage } from '../../../libs/common/index.js';
-import type { AdminTaskDto, TaskQueryDto } from './admin.dto.js';
+import { DEFAULT_PAGE_LIMIT, type CursorPosition, decodeCursor, invalidField, microsToUsd, notFound, type Page, toPage } from '../../../libs/common/index.js';
+import { type HoldSummary, WalletService } from '../billing/index.js';
+import type { AdminTaskDetailDto, AdminTaskDto, TaskQueryDto } from './admin.dto.js';
+import { toLedgerEntry } from './admin.service.js';
 import { AdminTaskDirectory, type AdminTaskFilter, type AdminTaskSource, type AdminTaskSummary } from './task-directory.js';
 
 /** Newest first; ties on the creation time broken by id, as every source orders its rows. */
@@ -21,10 +23,77 @@ export async function mergeTaskSources(sources: AdminTaskSource[], filter: Admin
   return toPage(rows, filter.limit, (row) => row);
 }
 
-/** GET /admin/v1/tasks: every registered task kind (AdminTaskDirectory), merged. */
+/** Ledger entries a task detail shows. */
+const DETAIL_LEDGER_LIMIT = 50;
+/** Tasks per kind one overview reads to count the last hour (bounds the work of one request). */
+export const OVERVIEW_SCAN_LIMIT = 1000;
+
+/** GET /admin/v1/tasks: every registered task kind (AdminTaskDirectory), merged; one task's detail; the last hour's counts. */
 @Injectable()
 export class AdminTaskListService {
-  constructor(private readonly directory: AdminTaskDirectory) {}
+  constructor(
+    private readonly directory: AdminTaskDirectory,
+    private readonly wallets: WalletService,
+  ) {}
+
+  /** One task with its holds and ledger entries (found by the task id as the ledger's subject). */
+  async detail(id: string): Promise<AdminTaskDetailDto> {
+    if (id.length > 200) throw notFound('task');
+    const found = (await Promise.all(this.directory.all().map((source) => source.get(id)))).find((task) => task !== null);
+    if (!found) throw notFound('task');
+    const entries = await this.wallets.listLedger(found.workspaceId, DETAIL_LEDGER_LIMIT, undefined, { subjectId: found.id });
+    const holdIds = [...new Set(entries.map((entry) => entry.holdId).filter((holdId): holdId is string => holdId !== null))];
+    const holds = (await this.wallets.holds(holdIds)).filter((hold) => hold.subjectId === found.id);
+    const sum = (pick: (hold: HoldSummary) => bigint) => microsToUsd(holds.reduce((total, hold) => total + pick(hold), 0n));
+    return {
+      ...found,
+      usage: {
+        heldUsd: sum((hold) => (hold.status === 'open' ? hold.amountMicros : 0n)),
+        chargedUsd: sum((hold) => hold.capturedMicros),
+        measuredUsd: sum((hold) => hold.capturedMicros + hold.uncollectedMicros),
+      },
+      holds: holds.map((hold) => ({
+        id: hold.id,
+        environment: hold.environment,
+        status: hold.status,
+        amountUsd: microsToUsd(hold.amountMicros),
+        capturedUsd: microsToUsd(hold.capturedMicros),
+        uncollectedUsd: microsToUsd(hold.uncollectedMicros),
+        createdAt: hold.createdAt,
+        resolvedAt: hold.resolvedAt,
+      })),
+      ledger: entries.slice(0, DETAIL_LEDGER_LIMIT).map(toLedgerEntry),
+    };
+  }
+
+  /**
+   * Tasks created since `since`, by kind and status: each kind's newest tasks, at most
+   * OVERVIEW_SCAN_LIMIT of them (`capped` says a kind had more, so its counts are a lower bound).
+   */
+  async countSince(since: Date): Promise<{ counts: Array<{ kind: string; status: string; count: number }>; capped: boolean }> {
+    let capped = false;
+    const counts = new Map<string, { kind: string; status: string; count: number }>();
+    await Promise.all(
+      this.directory.all().map(async (source) => {
+        const rows = await source.list({ limit: OVERVIEW_SCAN_LIMIT });
+        const recent = rows.slice(0, OVERVIEW_SCAN_LIMIT).filter((row) => row.createdAt >= since);
+        if (recent.length === OVERVIEW_SCAN_LIMIT) capped = true;
+        for (const row of recent) {
+          const key = `${row.kind}\u0000${row.status}`;
+          const entry = counts.get(key) ?? { kind: row.kind, status: row.status, count: 0 };
+          entry.count += 1;
+          counts.set(key, entry);
+        }
+      }),
+    );
+    const sorted = [...counts.values()].sort((a, b) => a.kind.localeCompare(b.kind) || a.status.localeCompare(b.status));
+    return { counts: sorted, capped };
+  }
+
+  /** The registered task kinds, sorted. */
+  kinds(): string[] {
+    return this.directory.kinds().sort();
+  }
 
   async list(query: TaskQueryDto): Promise<Page<AdminTaskDto>> {
     const sources = query.kind === undefined ? this.directory.all() : [this.sourceOf(query.kind)];

@@ -1,11 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, IsUUID, Length, Matches, Max, Min } from 'class-validator';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../../../libs/common/index.js';
-import { WalletResponseDto } from '../billing/index.js';
+import { type LedgerKind, WalletResponseDto } from '../billing/index.js';
 import type { KeyEnvironment } from '../identity/index.js';
 import { IsUsdAmount, MAX_CREDIT_USD } from './usd-amount.validator.js';
 
 const ENVIRONMENTS: KeyEnvironment[] = ['live', 'test'];
+const LEDGER_KINDS: LedgerKind[] = ['credit', 'hold', 'capture', 'release', 'adjust'];
 const NOT_BLANK = /\S/;
 
 // ---- requests ----
@@ -67,6 +68,14 @@ export class PageQueryDto {
   after?: string;
 }
 
+export class WorkspaceQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ minLength: 1, maxLength: 200, description: 'Search: a part of the name (case-insensitive) or the whole workspace id' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  q?: string;
+}
+
 export class WalletQueryDto {
   @ApiPropertyOptional({ enum: ENVIRONMENTS, default: 'live' })
   @IsOptional()
@@ -79,6 +88,23 @@ export class LedgerQueryDto extends PageQueryDto {
   @IsOptional()
   @IsIn(ENVIRONMENTS)
   environment?: KeyEnvironment;
+
+  @ApiPropertyOptional({ enum: LEDGER_KINDS, description: 'Only entries of this kind' })
+  @IsOptional()
+  @IsIn(LEDGER_KINDS)
+  kind?: LedgerKind;
+
+  @ApiPropertyOptional({ maxLength: 200, example: 'omni:4f0c…', description: 'Only entries about this subject (a task id, a text generation id)' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  subjectId?: string;
+
+  @ApiPropertyOptional({ maxLength: 50, example: 'omni', description: 'Only entries about subjects of this type (`omni`, `audio`, `image`, `text`…)' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 50)
+  subjectType?: string;
 }
 
 export class TaskQueryDto extends PageQueryDto {
@@ -105,6 +131,12 @@ export class WebhookDeliveryQueryDto extends PageQueryDto {
   @IsOptional()
   @IsIn(['pending', 'succeeded', 'failed'])
   status?: string;
+
+  @ApiPropertyOptional({ example: 'webhook:4f0c…', description: "Only this endpoint's deliveries" })
+  @IsOptional()
+  @IsString()
+  @Matches(/^webhook:[0-9a-f-]{36}$/, { message: 'endpointId must be an endpoint id (webhook:<uuid>)' })
+  endpointId?: string;
 }
 
 // ---- responses ----
@@ -254,4 +286,109 @@ export class AdminWebhookDeliveryDto {
 export class AdminWebhookDeliveryPageDto extends PageDto {
   @ApiProperty({ type: [AdminWebhookDeliveryDto] })
   items!: AdminWebhookDeliveryDto[];
+}
+
+export class AdminHoldDto {
+  @ApiProperty({ format: 'uuid' })
+  id!: string;
+  @ApiProperty({ enum: ENVIRONMENTS })
+  environment!: KeyEnvironment;
+  @ApiProperty({ enum: ['open', 'settled', 'released'] })
+  status!: string;
+  @ApiProperty({ description: 'USD reserved when the task was accepted' })
+  amountUsd!: number;
+  @ApiProperty({ description: 'USD charged at settlement (0 while open or when released)' })
+  capturedUsd!: number;
+  @ApiProperty({ description: 'Measured cost above the hold, not charged' })
+  uncollectedUsd!: number;
+  @ApiProperty({ type: String, format: 'date-time' })
+  createdAt!: Date;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  resolvedAt!: Date | null;
+}
+
+export class AdminTaskUsageDto {
+  @ApiProperty({ description: 'USD held for the task (sum of its holds)' })
+  heldUsd!: number;
+  @ApiProperty({ description: 'USD charged (captured)' })
+  chargedUsd!: number;
+  @ApiProperty({ description: 'Measured USD: charged plus what was above the hold' })
+  measuredUsd!: number;
+}
+
+export class AdminTaskDetailDto extends AdminTaskDto {
+  @ApiProperty({ type: AdminTaskUsageDto, description: "What the task cost, from its holds (the ledger's view)" })
+  usage!: AdminTaskUsageDto;
+  @ApiProperty({ type: [AdminHoldDto], description: 'The holds made for the task, oldest first' })
+  holds!: AdminHoldDto[];
+  @ApiProperty({ type: [LedgerEntryDto], description: "The task's ledger entries, newest first (at most 50)" })
+  ledger!: LedgerEntryDto[];
+}
+
+export class AdminQueueDepthDto {
+  @ApiProperty({ example: 'video' })
+  name!: string;
+  @ApiProperty()
+  waiting!: number;
+  @ApiProperty()
+  active!: number;
+  @ApiProperty()
+  delayed!: number;
+  @ApiProperty()
+  prioritized!: number;
+  @ApiProperty()
+  failed!: number;
+}
+
+export class AdminTaskCountDto {
+  @ApiProperty({ example: 'video' })
+  kind!: string;
+  @ApiProperty({ example: 'succeeded' })
+  status!: string;
+  @ApiProperty()
+  count!: number;
+}
+
+export class AdminOverviewDto {
+  @ApiProperty({ description: 'Holds not yet settled or released, every workspace and environment' })
+  openHolds!: number;
+  @ApiProperty({ description: 'USD those holds reserve' })
+  heldUsd!: number;
+  @ApiProperty({ type: [AdminQueueDepthDto], description: 'Every registered queue' })
+  queues!: AdminQueueDepthDto[];
+  @ApiProperty({ type: String, format: 'date-time', description: 'Start of the task window (one hour ago)' })
+  since!: Date;
+  @ApiProperty({ type: [AdminTaskCountDto], description: 'Tasks created since `since`, by kind and status' })
+  tasksLastHour!: AdminTaskCountDto[];
+  @ApiProperty({ description: 'True when a kind had more tasks in the hour than one overview counts (the counts are then a lower bound)' })
+  tasksCapped!: boolean;
+  @ApiProperty({ type: [String], example: ['audio', 'image', 'video'], description: 'The task kinds registered (what `kind` of GET /tasks accepts)' })
+  taskKinds!: string[];
+}
+
+export class QueueDashboardSessionDto {
+  @ApiProperty({ example: '/admin/queues', description: 'Where to open the dashboard' })
+  path!: string;
+  @ApiProperty({ type: String, format: 'date-time', description: 'When the cookie stops being accepted' })
+  expiresAt!: Date;
+}
+
+export class AdminWebhookDeliveryAttemptDto {
+  @ApiProperty({ example: 2, description: 'Numbered from 1 in the order they ran' })
+  attempt!: number;
+  @ApiProperty({ description: 'True when a person asked for it (a manual retry)' })
+  manual!: boolean;
+  @ApiProperty({ type: String, format: 'date-time' })
+  startedAt!: Date;
+  @ApiProperty()
+  durationMs!: number;
+  @ApiProperty({ type: Number, nullable: true, description: "The receiver's HTTP status; null when no answer came" })
+  statusCode!: number | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Why it failed without an answer (timeout, connection refused…)' })
+  error!: string | null;
+}
+
+export class AdminWebhookDeliveryAttemptPageDto extends PageDto {
+  @ApiProperty({ type: [AdminWebhookDeliveryAttemptDto] })
+  items!: AdminWebhookDeliveryAttemptDto[];
 }

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ErrorDomainsModule } from '../../app/error-domains.module.js';
 import { BillingModule } from '../billing/billing.module.js';
 import { IdentityModule } from '../identity/identity.module.js';
+import { AdminOverviewService } from './admin-overview.service.js';
 import { AdminTaskListService } from './admin-task-list.service.js';
 import { AdminController } from './admin.controller.js';
 import { AdminService } from './admin.service.js';
@@ -13,7 +14,7 @@ import { AdminWebhookDeliveryDirectory } from './webhook-delivery-directory.js';
 @Module({
   imports: [IdentityModule, BillingModule, ErrorDomainsModule.forFeature({ domain: 'admin', pathPrefixes: ['/admin/'] })],
   controllers: [AdminController],
-  providers: [DemoSeeder, AdminTaskDirectory, AdminWebhookDeliveryDirectory, AdminService, AdminTaskListService],
+  providers: [DemoSeeder, AdminTaskDirectory, AdminWebhookDeliveryDirectory, AdminService, AdminTaskListService, AdminOverviewService],
   exports: [DemoSeeder, AdminTaskDirectory, AdminWebhookDeliveryDirectory, AdminService],
 })
 export class AdminModule {}

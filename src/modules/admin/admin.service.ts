@@ -25,6 +25,7 @@ import type {
   PageQueryDto,
   WorkspaceDetailDto,
   WorkspaceDto,
+  WorkspaceQueryDto,
 } from './admin.dto.js';
 
 /**
@@ -43,9 +44,10 @@ export class AdminService {
     return toWorkspace(await this.identity.createWorkspace(dto.name));
   }
 
-  async listWorkspaces(query: PageQueryDto): Promise<Page<WorkspaceDetailDto>> {
+  async listWorkspaces(query: WorkspaceQueryDto): Promise<Page<WorkspaceDetailDto>> {
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
-    const rows = await this.identity.listWorkspaces(limit, uuidCursor(query.after));
+    const search = query.q?.trim() || undefined;
+    const rows = await this.identity.listWorkspaces(limit, uuidCursor(query.after), search);
     const page = toPage(rows, limit, (row) => row);
     const figures = await this.wallets.figuresOf(page.items.map((w) => w.id));
     return { ...page, items: page.items.map((w) => ({ ...toWorkspace(w), wallet: figures.get(w.id)!.live, testWallet: figures.get(w.id)!.test })) };
@@ -94,7 +96,12 @@ export class AdminService {
   async ledger(workspaceId: string, query: LedgerQueryDto): Promise<Page<LedgerEntryDto>> {
     const workspace = await this.workspace(workspaceId);
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
-    const rows = await this.wallets.listLedger(workspace.id, limit, ledgerCursor(query.after), query.environment);
+    const rows = await this.wallets.listLedger(workspace.id, limit, ledgerCursor(query.after), {
+      environment: query.environment,
+      kind: query.kind,
+      subjectId: query.subjectId,
+      subjectType: query.subjectType,
+    });
     return toPage(
       rows.map((row) => ({ row, createdAt: row.createdAt, id: row.id.toString() })),
       limit,

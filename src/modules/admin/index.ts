@@ -5,6 +5,8 @@ export * from './admin.dto.js';
 export { DemoSeeder } from './demo-seeder.js';
 export { AdminTaskDirectory, type AdminTaskFilter, type AdminTaskSource, type AdminTaskSummary } from './task-directory.js';
 export {
+  type AdminDeliveryRetryOutcome,
+  type AdminWebhookDeliveryAttempt,
   AdminWebhookDeliveryDirectory,
   type AdminWebhookDeliveryFilter,
   type AdminWebhookDeliverySource,

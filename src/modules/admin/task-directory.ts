@@ -34,6 +34,8 @@ export interface AdminTaskFilter {
 export interface AdminTaskSource {
   kind: string;
   list(filter: AdminTaskFilter): Promise<AdminTaskSummary[]>;
+  /** One task by its public id (`omni:…`, `audio:…`), null when it is not this kind's (GET /admin/v1/tasks/{id}). */
+  get(id: string): Promise<AdminTaskSummary | null>;
 }
 
 /**

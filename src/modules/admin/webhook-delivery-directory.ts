@@ -19,13 +19,34 @@ export interface AdminWebhookDeliverySummary {
 
 export interface AdminWebhookDeliveryFilter {
   status?: string;
+  /** One endpoint's deliveries (`webhook:…`). */
+  endpointId?: string;
   after?: CursorPosition;
   limit: number;
 }
 
-/** The webhooks domain's deliveries, newest first, one cursor page. */
+/** One attempt of a delivery as the admin list shows it. */
+export interface AdminWebhookDeliveryAttempt {
+  attempt: number;
+  manual: boolean;
+  startedAt: Date;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+}
+
+/** What a manual retry by an operator came to. */
+export type AdminDeliveryRetryOutcome =
+  | { outcome: 'retried'; delivery: AdminWebhookDeliverySummary }
+  | { outcome: 'not_found' }
+  | { outcome: 'not_retryable'; reason: string };
+
+/** The webhooks domain's deliveries, newest first, one cursor page; and the manual retry of any one. */
 export interface AdminWebhookDeliverySource {
   list(filter: AdminWebhookDeliveryFilter): Promise<Page<AdminWebhookDeliverySummary>>;
+  retry(deliveryId: string): Promise<AdminDeliveryRetryOutcome>;
+  /** The delivery's attempts, newest first, `limit + 1` of them below `beforeAttempt`; null when there is no such delivery. */
+  attempts(deliveryId: string, limit: number, beforeAttempt?: number): Promise<AdminWebhookDeliveryAttempt[] | null>;
 }
 
 /**
@@ -43,5 +64,13 @@ export class AdminWebhookDeliveryDirectory {
 
   list(filter: AdminWebhookDeliveryFilter): Promise<Page<AdminWebhookDeliverySummary>> {
     return this.source ? this.source.list(filter) : Promise.resolve({ items: [], hasMore: false, nextCursor: null });
+  }
+
+  retry(deliveryId: string): Promise<AdminDeliveryRetryOutcome> {
+    return this.source ? this.source.retry(deliveryId) : Promise.resolve({ outcome: 'not_found' });
+  }
+
+  attempts(deliveryId: string, limit: number, beforeAttempt?: number): Promise<AdminWebhookDeliveryAttempt[] | null> {
+    return this.source ? this.source.attempts(deliveryId, limit, beforeAttempt) : Promise.resolve(null);
   }
 }

@@ -41,6 +41,10 @@ export class AudioWorkSources implements OnModuleInit {
         const rows = await this.tasks.listAll({ limit: filter.limit, after: filter.after, status: filter.status as AudioTaskStatus | undefined, workspaceId: filter.workspaceId });
         return rows.map((task) => toAdminTaskSummary('audio', task));
       },
+      get: async (id) => {
+        const task = id.startsWith('audio:') ? await this.tasks.findById(id) : null;
+        return task ? toAdminTaskSummary('audio', task) : null;
+      },
     });
   }
 }

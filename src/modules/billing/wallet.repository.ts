@@ -1,12 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, In } from 'typeorm';
 import type { KeyEnvironment } from '../identity/index.js';
 import { namedQuery, type NamedStatement } from '../../database/named-query.js';
 import { entityManagerOf, type TransactionHandle } from '../../database/transaction.js';
 import { GroupCommit } from '../../../libs/common/index.js';
-import type { HoldStatus } from './hold.entity.js';
-import { LedgerEntryEntity } from './ledger-entry.entity.js';
+import { HoldEntity, type HoldStatus } from './hold.entity.js';
+import { LedgerEntryEntity, type LedgerKind } from './ledger-entry.entity.js';
+
+/** What the admin ledger list narrows by (every field optional). */
+export interface LedgerFilter {
+  environment?: KeyEnvironment;
+  kind?: LedgerKind;
+  subjectType?: string;
+  subjectId?: string;
+}
 
 export interface WalletFigures {
   balanceMicros: bigint;
@@ -271,13 +279,16 @@ export class WalletRepository {
   }
 
   /** Newest first, across both environments unless one is given; `limit + 1` rows. */
-  listLedger(workspaceId: string, limit: number, beforeId?: bigint, environment?: KeyEnvironment): Promise<LedgerEntryEntity[]> {
+  listLedger(workspaceId: string, limit: number, beforeId?: bigint, filter: LedgerFilter = {}): Promise<LedgerEntryEntity[]> {
     const query = this.db.manager
       .createQueryBuilder(LedgerEntryEntity, 'e')
       .where('e.workspace_id = :workspaceId', { workspaceId })
       .orderBy('e.id', 'DESC')
       .limit(limit + 1);
-    if (environment) query.andWhere('e.environment = :environment', { environment });
+    if (filter.environment) query.andWhere('e.environment = :environment', { environment: filter.environment });
+    if (filter.kind) query.andWhere('e.kind = :kind', { kind: filter.kind });
+    if (filter.subjectId) query.andWhere('e.subject_id = :subjectId', { subjectId: filter.subjectId });
+    if (filter.subjectType) query.andWhere('e.subject_type = :subjectType', { subjectType: filter.subjectType });
     if (beforeId !== undefined) query.andWhere('e.id < :beforeId', { beforeId: beforeId.toString() });
     return query.getMany();
   }
@@ -292,6 +303,12 @@ export class WalletRepository {
       [subjectType, cutoff, limit],
     );
     return rows.map((row) => row.id);
+  }
+
+  /** Holds by id (the task detail's holds, found through its ledger entries). */
+  holdsByIds(ids: string[]): Promise<HoldEntity[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.db.manager.getRepository(HoldEntity).find({ where: { id: In(ids) }, order: { createdAt: 'ASC' } });
   }
 
   /** Open holds (count and total) for the metrics gauge. */

@@ -7,7 +7,8 @@ import { Metrics } from '../../observability/metrics.service.js';
 import type { KeyEnvironment } from '../identity/index.js';
 import type { LedgerEntryEntity, LedgerKind } from './ledger-entry.entity.js';
 import { JOURNAL_REPLAY_MIN_AGE_MS, type JournalEntry, SettlementJournal } from './settlement-journal.js';
-import { type HoldInput, type HoldResolution, WalletRepository } from './wallet.repository.js';
+import type { HoldStatus } from './hold.entity.js';
+import { type HoldInput, type HoldResolution, type LedgerFilter, WalletRepository } from './wallet.repository.js';
 
 /** A hold's journal entry that frees it (nothing charged). */
 const releaseOf = (holdId: string): Omit<JournalEntry, 'at'> => ({ holdId, status: 'released', measuredMicros: 0n });
@@ -33,6 +34,20 @@ export interface LedgerEntry {
   subjectId: string | null;
   reference: string | null;
   createdAt: Date;
+}
+
+/** One hold as other modules see it. */
+export interface HoldSummary {
+  id: string;
+  environment: KeyEnvironment;
+  status: HoldStatus;
+  amountMicros: bigint;
+  capturedMicros: bigint;
+  uncollectedMicros: bigint;
+  subjectType: string;
+  subjectId: string;
+  createdAt: Date;
+  resolvedAt: Date | null;
 }
 
 /** Open holds released per query by `releaseAbandoned`. */
@@ -165,8 +180,29 @@ export class WalletService {
   }
 
   /** Ledger entries newest first (`limit + 1` rows, for paging). */
-  async listLedger(workspaceId: string, limit: number, beforeId?: bigint, environment?: KeyEnvironment): Promise<LedgerEntry[]> {
-    return (await this.wallets.listLedger(workspaceId, limit, beforeId, environment)).map(toLedgerEntry);
+  async listLedger(workspaceId: string, limit: number, beforeId?: bigint, filter: LedgerFilter = {}): Promise<LedgerEntry[]> {
+    return (await this.wallets.listLedger(workspaceId, limit, beforeId, filter)).map(toLedgerEntry);
+  }
+
+  /** Holds by id, oldest first (unknown ids are left out). */
+  async holds(ids: string[]): Promise<HoldSummary[]> {
+    return (await this.wallets.holdsByIds(ids)).map((row) => ({
+      id: row.id,
+      environment: row.environment,
+      status: row.status,
+      amountMicros: row.amountMicros,
+      capturedMicros: row.capturedMicros,
+      uncollectedMicros: row.uncollectedMicros,
+      subjectType: row.subjectType,
+      subjectId: row.subjectId,
+      createdAt: row.createdAt,
+      resolvedAt: row.resolvedAt,
+    }));
+  }
+
+  /** Every open hold: how many and how much they hold (micro-USD). */
+  openHolds(): Promise<{ count: number; micros: bigint }> {
+    return this.wallets.openHolds();
   }
 
   private async resolve(holdId: string, measuredMicros: bigint, status: 'settled' | 'released', fallback: Omit<JournalEntry, 'at'>): Promise<HoldResolution> {

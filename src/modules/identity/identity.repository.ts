@@ -34,12 +34,17 @@ export class IdentityRepository {
   }
 
   /** Newest first; `limit + 1` rows so the caller can tell whether more exist. */
-  listWorkspaces(limit: number, after?: CursorPosition): Promise<WorkspaceEntity[]> {
+  /** `search`: a part of the name (case-insensitive, `%` and `_` taken literally) or the whole id. */
+  listWorkspaces(limit: number, after?: CursorPosition, search?: string): Promise<WorkspaceEntity[]> {
     const query = this.db.manager
       .createQueryBuilder(WorkspaceEntity, 'w')
       .orderBy('w.created_at', 'DESC')
       .addOrderBy('w.id', 'DESC')
       .limit(limit + 1);
+    if (search !== undefined) {
+      const pattern = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      query.andWhere("(w.name ILIKE :pattern ESCAPE '\\' OR w.id::text = lower(:search))", { pattern, search });
+    }
     return afterCursor(query, 'w', 'workspace', after).getMany();
   }
 

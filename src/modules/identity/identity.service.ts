@@ -61,8 +61,8 @@ export class IdentityService {
   }
 
   /** Newest first; `limit + 1` rows so the caller can tell whether more exist. */
-  async listWorkspaces(limit: number, after?: CursorPosition): Promise<Workspace[]> {
-    return (await this.repository.listWorkspaces(limit, after)).map(toWorkspace);
+  async listWorkspaces(limit: number, after?: CursorPosition, search?: string): Promise<Workspace[]> {
+    return (await this.repository.listWorkspaces(limit, after, search)).map(toWorkspace);
   }
 
   countWorkspaces(): Promise<number> {

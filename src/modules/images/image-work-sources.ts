@@ -1,7 +1,7 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { microsToUsd } from '../../../libs/common/index.js';
-import { AdminTaskDirectory } from '../admin/index.js';
-import { IMAGE_GENERATION_STATUSES, type ImageGenerationStatus } from './image-generation.entity.js';
+import { AdminTaskDirectory, type AdminTaskSummary } from '../admin/index.js';
+import { IMAGE_GENERATION_STATUSES, type ImageGenerationEntity, type ImageGenerationStatus } from './image-generation.entity.js';
 import { ImageGenerationRepository } from './image-generation.repository.js';
 
 /**
@@ -22,20 +22,28 @@ export class ImageWorkSources implements OnModuleInit {
         // Another kind's status (`queued`) matches no image generation.
         if (filter.status !== undefined && !(IMAGE_GENERATION_STATUSES as readonly string[]).includes(filter.status)) return [];
         const rows = await this.rows.listAll({ limit: filter.limit, after: filter.after, status: filter.status as ImageGenerationStatus | undefined, workspaceId: filter.workspaceId });
-        return rows.map((row) => ({
-          id: row.id,
-          kind: 'image',
-          workspaceId: row.workspaceId,
-          apiKeyId: row.apiKeyId,
-          model: row.model,
-          status: row.status,
-          phase: null,
-          chargedUsd: row.chargedMicros === null ? null : microsToUsd(row.chargedMicros),
-          failureReason: row.failureReason,
-          createdAt: row.createdAt,
-          updatedAt: row.updatedAt,
-        }));
+        return rows.map(toSummary);
+      },
+      get: async (id) => {
+        const row = id.startsWith('image:') ? await this.rows.findById(id) : null;
+        return row ? toSummary(row) : null;
       },
     });
   }
+}
+
+function toSummary(row: ImageGenerationEntity): AdminTaskSummary {
+  return {
+    id: row.id,
+    kind: 'image',
+    workspaceId: row.workspaceId,
+    apiKeyId: row.apiKeyId,
+    model: row.model,
+    status: row.status,
+    phase: null,
+    chargedUsd: row.chargedMicros === null ? null : microsToUsd(row.chargedMicros),
+    failureReason: row.failureReason,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
 }

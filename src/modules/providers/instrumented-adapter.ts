@@ -15,48 +15,65 @@ function outcomeOf(result: unknown): Outcome {
   return typeof kind === 'string' && FAILED_KINDS.has(kind) ? kind : 'ok';
 }
 
+/** Set on an adapter once measured, so an instance registered twice is not wrapped twice. */
+const MEASURED = Symbol('svc.measuredAdapter');
+
 /**
- * The adapter as the registry hands it out, with every upstream call counted by outcome and timed
- * (`svc_upstream_calls_total`, `svc_upstream_call_duration_seconds`, labelled capability, adapter,
- * method and outcome: `ok`, `error` when it threw, or the failure kind the adapter answered with,
- * e.g. `rejected`). A method returning a promise is measured until it settles; one returning an
- * async iterable (a stream) until the stream ends, fails or is left. Synchronous results pass untouched.
- * Calls run on the adapter itself (`this` is never the proxy), so private state keeps working.
+ * Counts every upstream call of the adapter by outcome and times it (`svc_upstream_calls_total`,
+ * `svc_upstream_call_duration_seconds`, labelled capability, adapter, method and outcome: `ok`,
+ * `error` when it threw, or the failure kind the adapter answered with, e.g. `rejected`). A method
+ * returning a promise is measured until it settles; one returning an async iterable (a stream)
+ * until the stream ends, fails or is left; synchronous results pass untouched. The methods are
+ * wrapped on the instance itself, so the registry and the DI container keep handing out the same
+ * object, and every caller is measured, whichever of the two it got the adapter from.
  */
 export function instrumentAdapter<A extends ProviderAdapter>(adapter: A, capability: string, metrics: Metrics): A {
-  return new Proxy(adapter, {
-    get(target, property, receiver) {
-      const value: unknown = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function' || DESCRIPTIVE.has(property) || typeof property === 'symbol') return value;
-      const labels = { capability, adapter: target.name, method: property };
-      return (...args: unknown[]) => {
-        const started = performance.now();
-        const done = (outcome: Outcome) => {
-          metrics.upstreamCalls.inc({ ...labels, outcome });
-          metrics.upstreamDuration.observe({ ...labels, outcome }, (performance.now() - started) / 1000);
-        };
-        let result: unknown;
-        try {
-          result = (value as (...a: unknown[]) => unknown).apply(target, args);
-        } catch (error) {
-          done('error');
-          throw error;
-        }
-        if (result instanceof Promise) {
-          return result.then(
-            (settled: unknown) => (done(outcomeOf(settled)), settled),
-            (error: unknown) => {
-              done('error');
-              throw error;
-            },
-          );
-        }
-        if (isAsyncIterable(result)) return measuredStream(result, done);
-        // A synchronous answer (a cached catalogue, a descriptor): nothing crossed the network.
-        return result;
+  const target = adapter as unknown as { [MEASURED]?: true } & Record<string, unknown>;
+  if (target[MEASURED]) return adapter;
+  target[MEASURED] = true;
+  for (const name of methodNames(adapter)) {
+    const method = target[name] as (...args: unknown[]) => unknown;
+    const labels = { capability, adapter: adapter.name, method: name };
+    target[name] = function measured(this: unknown, ...args: unknown[]): unknown {
+      const started = performance.now();
+      const done = (outcome: Outcome) => {
+        metrics.upstreamCalls.inc({ ...labels, outcome });
+        metrics.upstreamDuration.observe({ ...labels, outcome }, (performance.now() - started) / 1000);
       };
-    },
-  });
+      let result: unknown;
+      try {
+        result = method.apply(this, args);
+      } catch (error) {
+        done('error');
+        throw error;
+      }
+      if (result instanceof Promise) {
+        return result.then(
+          (settled: unknown) => (done(outcomeOf(settled)), settled),
+          (error: unknown) => {
+            done('error');
+            throw error;
+          },
+        );
+      }
+      if (isAsyncIterable(result)) return measuredStream(result, done);
+      // A synchronous answer (a cached catalogue, a descriptor): nothing crossed the network.
+      return result;
+    };
+  }
+  return adapter;
+}
+
+/** The adapter's methods, its class's and its ancestors' (not Object's), except the descriptive ones. */
+function methodNames(adapter: object): string[] {
+  const names = new Set<string>();
+  for (let level: object | null = adapter; level && level !== Object.prototype; level = Object.getPrototypeOf(level) as object | null) {
+    for (const name of Object.getOwnPropertyNames(level)) {
+      const descriptor = Object.getOwnPropertyDescriptor(level, name);
+      if (!DESCRIPTIVE.has(name) && typeof descriptor?.value === 'function') names.add(name);
+    }
+  }
+  return [...names];
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {

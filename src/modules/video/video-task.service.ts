@@ -16,6 +16,7 @@ import { resolveVideoRequest } from './video-rules.js';
 import { VideoTaskEntity } from './video-task.entity.js';
 import { VideoTaskRepository } from './video-task.repository.js';
 import type { VideoTaskResponseDto } from './video-task.resource.js';
+import { GenerationTaskReaders, type SharedTaskListEntry } from './generation-task-readers.service.js';
 
 
 /**
@@ -35,6 +36,7 @@ export class VideoTaskService {
     private readonly media: MediaService,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly readers: GenerationTaskReaders,
   ) {}
 
   async create(key: AuthenticatedKey, dto: CreateVideoTaskDto): Promise<VideoTaskResponseDto> {
@@ -92,19 +94,32 @@ export class VideoTaskService {
     return this.toResource(task);
   }
 
-  async get(key: AuthenticatedKey, id: string): Promise<VideoTaskResponseDto> {
+  /** An omni task, or another domain's (`alt:`) through the reader it registered. */
+  async get(key: AuthenticatedKey, id: string): Promise<VideoTaskResponseDto | object> {
+    const reader = this.readers.readerFor(id);
+    if (reader) return (await reader.get(key, id)) ?? Promise.reject(videoTaskNotFound());
     return this.toResource(await this.owned(key, id));
   }
 
-  async list(key: AuthenticatedKey, query: ListVideoTasksQueryDto): Promise<Page<VideoTaskResponseDto>> {
+  /** The caller's omni tasks and those of every registered reader, merged newest first. */
+  async list(key: AuthenticatedKey, query: ListVideoTasksQueryDto): Promise<Page<VideoTaskResponseDto | object>> {
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
-    const rows = await this.tasks.listOwned(key.id, { limit, after: decodeCursor(query.after), status: query.status, model: query.model });
-    const page = toPage(rows, limit, (row) => row);
-    return { ...page, items: await Promise.all(page.items.map((row) => this.toResource(row))) };
+    const filter = { limit, after: decodeCursor(query.after), status: query.status, model: query.model };
+    const rows = await this.tasks.listOwned(key.id, filter);
+    const entries: SharedTaskListEntry[] = rows.map((row) => ({ id: row.id, createdAt: row.createdAt, render: () => this.toResource(row) }));
+    for (const reader of this.readers.all()) entries.push(...(await reader.list(key, filter)));
+    entries.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+    const page = toPage(entries, limit, (entry) => entry);
+    return { ...page, items: await Promise.all(page.items.map((entry) => entry.render())) };
   }
 
-  /** Video tasks cannot be cancelled or deleted (spec, Endpoints › Video 4). */
+  /** Video tasks cannot be cancelled or deleted (spec, Endpoints › Video 4); another domain's reader answers for its own. */
   async delete(key: AuthenticatedKey, id: string): Promise<never> {
+    const reader = this.readers.readerFor(id);
+    if (reader) {
+      await reader.delete(key, id);
+      throw videoTaskNotFound();
+    }
     await this.owned(key, id);
     throw new DomainError(405, VideoErrorCode.OperationNotSupported, 'video tasks cannot be cancelled or deleted', { allow: 'GET' });
   }

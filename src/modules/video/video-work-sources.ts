@@ -36,6 +36,10 @@ export class VideoWorkSources implements OnModuleInit {
         (await this.tasks.listAll({ limit: filter.limit, after: filter.after, status: filter.status as never, workspaceId: filter.workspaceId })).map((task) =>
           toAdminTaskSummary('video', task),
         ),
+      get: async (id) => {
+        const task = id.startsWith('omni:') ? await this.tasks.findById(id) : null;
+        return task ? toAdminTaskSummary('video', task) : null;
+      },
     });
   }
 }

@@ -34,23 +34,23 @@ export class VideoController {
   }
 
   @Get()
-  @ApiOperation({ summary: "The calling key's video tasks, newest first (cursor paging)" })
-  @ApiOkResponse({ type: VideoTaskPageDto })
-  list(@CurrentKey() key: AuthenticatedKey, @Query() query: ListVideoTasksQueryDto): Promise<Page<VideoTaskResponseDto>> {
+  @ApiOperation({ summary: "The calling key's video tasks, omni and alternate-provider (`alt:`), newest first (cursor paging)" })
+  @ApiOkResponse({ type: VideoTaskPageDto, description: 'Items are omni tasks or, for `alt:` ids, AlternateTaskResponseDto' })
+  list(@CurrentKey() key: AuthenticatedKey, @Query() query: ListVideoTasksQueryDto): Promise<Page<VideoTaskResponseDto | object>> {
     return this.videoTasks.list(key, query);
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Read a video task (full id with `omni:`); every read mints fresh links' })
-  @ApiOkResponse({ type: VideoTaskResponseDto })
+  @ApiOperation({ summary: 'Read a video task (full id with `omni:` or `alt:`); every read mints fresh links' })
+  @ApiOkResponse({ type: VideoTaskResponseDto, description: 'An omni task; for an `alt:` id, an alternate-provider task (schema AlternateTaskResponseDto)' })
   @ApiNotFoundResponse({ type: ErrorEnvelopeDto, description: '`video.not_found`: missing, or owned by another key' })
-  get(@CurrentKey() key: AuthenticatedKey, @Param('id') id: string): Promise<VideoTaskResponseDto> {
+  get(@CurrentKey() key: AuthenticatedKey, @Param('id') id: string): Promise<VideoTaskResponseDto | object> {
     return this.videoTasks.get(key, id);
   }
 
   @Delete(':id')
   @ApiOperation({ summary: 'Not supported: video tasks cannot be cancelled or deleted' })
-  @ApiResponse({ status: 405, type: ErrorEnvelopeDto, description: '`video.operation_not_supported`' })
+  @ApiResponse({ status: 405, type: ErrorEnvelopeDto, description: '`video.operation_not_supported` (omni); for an `alt:` id the alternate envelope (AlternateErrorEnvelopeDto) with `error_code` `provider.operation_not_supported`' })
   delete(@CurrentKey() key: AuthenticatedKey, @Param('id') id: string): Promise<never> {
     return this.videoTasks.delete(key, id);
   }
@@ -64,7 +64,7 @@ export class UnprefixedVideoController {
   constructor(private readonly videoTasks: VideoTaskService) {}
 
   @Delete(':id')
-  @ApiOperation({ summary: 'Not supported for omni tasks (405 `video.operation_not_supported`)' })
+  @ApiOperation({ summary: 'Not supported: 405 `video.operation_not_supported` (omni) or `provider.operation_not_supported` in the alternate envelope (`alt:`)' })
   @ApiResponse({ status: 405, type: ErrorEnvelopeDto })
   delete(@CurrentKey() key: AuthenticatedKey, @Param('id') id: string): Promise<never> {
     return this.videoTasks.delete(key, id);

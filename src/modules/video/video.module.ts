@@ -18,6 +18,7 @@ import { VideoTaskRunner } from './video-task.runner.js';
 import { VideoTaskService } from './video-task.service.js';
 import { VideoRetention } from './video-retention.js';
 import { VideoWorkSources } from './video-work-sources.js';
+import { GenerationTaskReaders } from './generation-task-readers.service.js';
 import { VIDEO_QUEUE } from './video-jobs.js';
 
 /** Omni video tasks: creation, retrieval, the worker, both adapters, retention, admin prefixes. */
@@ -40,6 +41,7 @@ import { VIDEO_QUEUE } from './video-jobs.js';
     VideoProcessor,
     VideoRetention,
     VideoWorkSources,
+    GenerationTaskReaders,
     { provide: SandboxVideoProvider, useFactory: () => new SandboxVideoProvider({ ffmpegPath: bundledFfmpegPath() }) },
     {
       provide: GeminiVideoAdapter,
@@ -48,7 +50,7 @@ import { VIDEO_QUEUE } from './video-jobs.js';
         new GeminiVideoAdapter({ apiKey: config.env.GEMINI_API_KEY ?? '', baseUrl: config.env.GEMINI_BASE_URL }),
     },
   ],
-  exports: [VideoTaskService, SandboxVideoProvider, GeminiVideoAdapter],
+  exports: [VideoTaskService, SandboxVideoProvider, GeminiVideoAdapter, GenerationTaskReaders],
 })
 export class VideoModule implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(VideoModule.name);

@@ -1,5 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { Clock, DEFAULT_PAGE_LIMIT, decodeCursor, isIdOf, type Page, toPage } from '../../../libs/common/index.js';
+import type { AdminDeliveryRetryOutcome } from '../admin/index.js';
 import type { AuthenticatedKey } from '../identity/index.js';
 import type { ListWebhookDeliveriesQueryDto } from './dto/list-webhook-deliveries.dto.js';
 import { MANUAL_RETRY_WINDOW_MS } from './retry-schedule.js';
@@ -9,7 +10,7 @@ import { WebhookDeliveryJobs } from './webhook-delivery-jobs.js';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
 import { DISABLED_REASON } from './webhook-delivery.runner.js';
 import { WebhookMetrics } from './webhook-metrics.js';
-import { toDeliveryResource, type WebhookDeliveryResource } from './webhook-delivery.types.js';
+import { toDeliveryResource, type WebhookDeliveryResource, type WebhookDeliveryRow } from './webhook-delivery.types.js';
 
 /** The delivery log and the manual retry of one endpoint, for its owner only (another key's → 404). */
 @Injectable()
@@ -49,14 +50,37 @@ export class WebhookDeliveriesService implements OnModuleInit {
     const endpoint = await this.ownedEndpoint(key, endpointId);
     const delivery = isIdOf('delivery', deliveryId) ? await this.deliveries.findOnEndpoint(endpoint.id, deliveryId) : null;
     if (!delivery) throw deliveryNotFound();
+    const outcome = await this.reopen(delivery, endpoint);
+    if (outcome.outcome === 'not_retryable') throw deliveryNotRetryable(outcome.reason);
+    return toDeliveryResource(outcome.delivery);
+  }
+
+  /**
+   * The same retry by an operator (POST /admin/v1/webhook-deliveries/{id}/retry): any delivery,
+   * whoever owns its endpoint; the same rules.
+   */
+  async retryByOperator(deliveryId: string): Promise<AdminDeliveryRetryOutcome> {
+    const delivery = isIdOf('delivery', deliveryId) ? await this.deliveries.findById(deliveryId) : null;
+    const endpoint = delivery ? await this.endpoints.findForDelivery(delivery.endpointId) : null;
+    if (!delivery || !endpoint) return { outcome: 'not_found' };
+    const outcome = await this.reopen(delivery, endpoint);
+    if (outcome.outcome === 'not_retryable') return outcome;
+    return { outcome: 'retried', delivery: { ...toDeliveryResource(outcome.delivery), endpointId: outcome.delivery.endpointId, apiKeyId: outcome.delivery.apiKeyId } };
+  }
+
+  private async reopen(
+    delivery: WebhookDeliveryRow,
+    endpoint: { enabled: boolean },
+  ): Promise<{ outcome: 'retried'; delivery: WebhookDeliveryRow } | { outcome: 'not_retryable'; reason: string }> {
     const now = this.clock.now();
-    if (delivery.status !== 'failed') throw deliveryNotRetryable(`only a failed delivery can be retried; this one is ${delivery.status}`);
-    if (!endpoint.enabled) throw deliveryNotRetryable('the endpoint is disabled; enable it first');
-    if (now.getTime() - delivery.eventCreatedAt.getTime() >= MANUAL_RETRY_WINDOW_MS) throw deliveryNotRetryable('the event is seven days old or more');
+    const refuse = (reason: string) => ({ outcome: 'not_retryable' as const, reason });
+    if (delivery.status !== 'failed') return refuse(`only a failed delivery can be retried; this one is ${delivery.status}`);
+    if (!endpoint.enabled) return refuse('the endpoint is disabled; enable it first');
+    if (now.getTime() - delivery.eventCreatedAt.getTime() >= MANUAL_RETRY_WINDOW_MS) return refuse('the event is seven days old or more');
     const reopened = await this.deliveries.reopenByHand(delivery.id, now);
-    if (!reopened) throw deliveryNotRetryable('the delivery changed meanwhile; read it again');
+    if (!reopened) return refuse('the delivery changed meanwhile; read it again');
     await this.jobs.enqueue(reopened.id, reopened.endpointId);
-    return toDeliveryResource(reopened);
+    return { outcome: 'retried', delivery: reopened };
   }
 
   private async ownedEndpoint(key: AuthenticatedKey, endpointId: string): Promise<{ id: string; enabled: boolean }> {

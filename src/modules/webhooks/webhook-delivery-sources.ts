@@ -1,8 +1,9 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { Clock, toPage } from '../../../libs/common/index.js';
+import { Clock, isIdOf, toPage } from '../../../libs/common/index.js';
 import { WorkReconciler } from '../../queue/work-reconciler.js';
 import { AdminWebhookDeliveryDirectory } from '../admin/index.js';
 import { deliveryJobId, WEBHOOK_DELIVER_JOB, WEBHOOK_JOB_OPTIONS, WEBHOOKS_QUEUE } from './webhook-jobs.js';
+import { WebhookDeliveriesService } from './webhook-deliveries.service.js';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
 import { toDeliveryResource, type WebhookDeliveryStatus } from './webhook-delivery.types.js';
 
@@ -22,6 +23,7 @@ export class WebhookDeliverySources implements OnModuleInit {
     private readonly reconciler: WorkReconciler,
     private readonly directory: AdminWebhookDeliveryDirectory,
     private readonly clock: Clock,
+    private readonly service: WebhookDeliveriesService,
   ) {}
 
   onModuleInit(): void {
@@ -39,8 +41,13 @@ export class WebhookDeliverySources implements OnModuleInit {
 
     this.directory.register({
       list: async (filter) => {
-        const rows = await this.deliveries.list({ limit: filter.limit, after: filter.after, status: filter.status as WebhookDeliveryStatus | undefined });
+        const rows = await this.deliveries.list({ limit: filter.limit, after: filter.after, status: filter.status as WebhookDeliveryStatus | undefined }, filter.endpointId);
         return toPage(rows, filter.limit, (row) => ({ ...toDeliveryResource(row), endpointId: row.endpointId, apiKeyId: row.apiKeyId }));
+      },
+      retry: (deliveryId) => this.service.retryByOperator(deliveryId),
+      attempts: async (deliveryId, limit, beforeAttempt) => {
+        const delivery = isIdOf('delivery', deliveryId) ? await this.deliveries.findById(deliveryId) : null;
+        return delivery ? this.deliveries.attempts(delivery.id, limit, beforeAttempt) : null;
       },
     });
   }

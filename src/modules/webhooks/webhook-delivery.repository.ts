@@ -4,6 +4,16 @@ import type { DataSource } from 'typeorm';
 import type { CursorPosition } from '../../../libs/common/index.js';
 import { entityManagerOf, type TransactionHandle } from '../../database/transaction.js';
 import type { WebhookDeliveryRow, WebhookDeliveryStatus } from './webhook-delivery.types.js';
+
+/** One recorded attempt of a delivery. */
+export interface DeliveryAttemptRow {
+  attempt: number;
+  manual: boolean;
+  startedAt: Date;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+}
 import type { WebhookEventType } from './webhook-events.js';
 
 export interface NewWebhookEvent {
@@ -200,6 +210,16 @@ export class WebhookDeliveryRepository {
       [id, at],
     ));
     return rows.length > 0 ? this.findById(id) : null;
+  }
+
+  /** One delivery's attempts, newest first, `limit + 1` rows, those numbered below `beforeAttempt` when given (admin). */
+  async attempts(deliveryId: string, limit: number, beforeAttempt?: number): Promise<DeliveryAttemptRow[]> {
+    const rows: Array<{ attempt: number; manual: boolean; started_at: Date; duration_ms: number; status_code: number | null; error: string | null }> = await this.db.query(
+      `SELECT attempt, manual, started_at, duration_ms, status_code, error FROM webhook_delivery_attempt
+        WHERE delivery_id = $1 AND ($2::int IS NULL OR attempt < $2::int) ORDER BY attempt DESC LIMIT $3`,
+      [deliveryId, beforeAttempt ?? null, limit + 1],
+    );
+    return rows.map((r) => ({ attempt: r.attempt, manual: r.manual, startedAt: r.started_at, durationMs: r.duration_ms, statusCode: r.status_code, error: r.error }));
   }
 
   /** Newest first, `limit + 1` rows (the extra one says more exist); one endpoint, or all (admin). */

@@ -26,6 +26,8 @@ export class DomainError extends Error {
 export abstract class EnvelopeError extends Error {
   abstract readonly status: number;
   abstract body(): Record<string, unknown>;
+  /** Extra headers the answer must carry (e.g. `Allow`). */
+  readonly headers: Record<string, string> = {};
 }
 
 /** Codes used by shared code on every route; qualified with the route's domain. */

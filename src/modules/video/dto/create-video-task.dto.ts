@@ -15,7 +15,7 @@ import {
   type ValidationOptions,
 } from 'class-validator';
 import type { VideoMode, VideoRatio, VideoResolutionName } from '../../../../libs/providers/index.js';
-import { VIDEO_MODELS, type VideoModel } from '../../billing/index.js';
+import { ALTERNATE_VIDEO_MODELS, type AlternateVideoModel, VIDEO_MODELS, type VideoModel } from '../../billing/index.js';
 import { isStorableText } from '../../../../libs/common/index.js';
 import { Optional, OptionalNested, StorableText, TaskPageQueryDto } from '../../../app/dto-fields.js';
 
@@ -156,7 +156,8 @@ export class ListVideoTasksQueryDto extends TaskPageQueryDto {
   @Optional() @IsIn(['queued', 'running', 'succeeded', 'failed'])
   status?: 'queued' | 'running' | 'succeeded' | 'failed';
 
-  @ApiPropertyOptional({ enum: VIDEO_MODELS })
-  @Optional() @IsIn(VIDEO_MODELS)
-  model?: VideoModel;
+  /** Alternate-provider models list the `alt:` tasks of the shared endpoint. */
+  @ApiPropertyOptional({ enum: [...VIDEO_MODELS, ...ALTERNATE_VIDEO_MODELS] })
+  @Optional() @IsIn([...VIDEO_MODELS, ...ALTERNATE_VIDEO_MODELS])
+  model?: VideoModel | AlternateVideoModel;
 }

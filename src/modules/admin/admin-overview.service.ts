@@ -1,0 +1,43 @@
+import { Injectable } from '@nestjs/common';
+import { microsToUsd } from '../../../libs/common/index.js';
+import { Queues } from '../../queue/queues.js';
+import { RegisteredQueues } from '../../queue/registered-queues.js';
+import { WalletService } from '../billing/index.js';
+import type { AdminOverviewDto } from './admin.dto.js';
+import { AdminTaskListService } from './admin-task-list.service.js';
+
+const HOUR_MS = 3_600_000;
+
+/** GET /admin/v1/overview: what an operator looks at first (the console's home page). */
+@Injectable()
+export class AdminOverviewService {
+  constructor(
+    private readonly wallets: WalletService,
+    private readonly queues: Queues,
+    private readonly registered: RegisteredQueues,
+    private readonly tasks: AdminTaskListService,
+  ) {}
+
+  async overview(now = new Date()): Promise<AdminOverviewDto> {
+    const since = new Date(now.getTime() - HOUR_MS);
+    const [holds, queues, tasks] = await Promise.all([
+      this.wallets.openHolds(),
+      Promise.all(
+        this.registered.list().map(async (name) => {
+          const counts = await this.queues.get(name).getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'failed');
+          return { name, waiting: counts.waiting ?? 0, active: counts.active ?? 0, delayed: counts.delayed ?? 0, prioritized: counts.prioritized ?? 0, failed: counts.failed ?? 0 };
+        }),
+      ),
+      this.tasks.countSince(since),
+    ]);
+    return {
+      openHolds: holds.count,
+      heldUsd: microsToUsd(holds.micros),
+      queues: queues.sort((a, b) => a.name.localeCompare(b.name)),
+      since,
+      tasksLastHour: tasks.counts,
+      tasksCapped: tasks.capped,
+      taskKinds: this.tasks.kinds(),
+    };
+  }
+}
