@@ -16,6 +16,7 @@ import { MetricsModule } from './observability/metrics.module.js';
 import { IdentityModule } from './modules/identity/identity.module.js';
 import { MediaModule, type MediaModuleOptions } from './modules/media/media.module.js';
 import { ProvidersModule } from './modules/providers/providers.module.js';
+import { RealtimeModule } from './modules/realtime/index.js';
 import { VideoModule } from './modules/video/video.module.js';
 import { TextModule } from './modules/text/text.module.js';
 import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
@@ -56,6 +57,7 @@ export class AppModule {
         AlternateVideoModule,
         TextModule,
         AudioModule,
+        RealtimeModule,
         ImagesModule,
         WebhooksModule,
         ...(options.imports ?? []),

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { WsAdapter } from '@nestjs/platform-ws';
 import { type FastifyError, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -68,6 +69,9 @@ export async function createApp(config: AppConfig, options: AppModuleOptions & {
   });
 
   app.useLogger(app.get(Logger));
+  // The realtime gateway (raw `ws`) shares the HTTP server and port. Its frames are `{type, …}`, read
+  // by the gateway itself: Nest's `{event, data}` dispatch is given nothing to parse.
+  app.useWebSocketAdapter(new WsAdapter(app, { messageParser: () => undefined }));
   app.useGlobalFilters(filter);
   app.useGlobalPipes(new StrictValidationPipe());
   app.enableShutdownHooks();

@@ -191,8 +191,39 @@ export class EnvironmentVariables {
   @Transform(toBool) @IsBoolean()
   DEMO_SEED = true;
 
+  /** Active realtime sessions an API key may hold at once (DESIGN §4); one more answers 409 `audio.session_active`. */
   @Transform(toInt) @IsInt() @Min(1)
   REALTIME_MAX_SESSIONS_PER_KEY = 1;
+
+  /**
+   * How long the connection lease of a realtime session lives without a heartbeat (spec › Limits:
+   * up to 90 s after a connection is lost). The owning process refreshes it every third of it.
+   */
+  @Transform(toInt) @IsInt() @Min(1000) @Max(90_000)
+  REALTIME_LEASE_MS = 90_000;
+
+  /** Time a new realtime connection has to send its `session.authenticate` frame (spec: 5 s); then close 4408. */
+  @Transform(toInt) @IsInt() @Min(100) @Max(5000)
+  REALTIME_AUTH_TIMEOUT_MS = 5000;
+
+  /** Realtime WebSocket connections one API process holds at once; one more is closed with 1013 (try again later). */
+  @Transform(toInt) @IsInt() @Min(1) @Max(100_000)
+  REALTIME_MAX_CONNECTIONS = 5000;
+
+  /** Largest client frame (bytes); a larger one closes the connection with 1009 (message too big). */
+  @Transform(toInt) @IsInt() @Min(1024) @Max(1_048_576)
+  REALTIME_MAX_FRAME_BYTES = 32_768;
+
+  /**
+   * Unsent bytes a realtime connection may queue (a client that stops reading); past it the
+   * connection is closed with 4413. The turn still finishes and is charged.
+   */
+  @Transform(toInt) @IsInt() @Min(65_536) @Max(268_435_456)
+  REALTIME_MAX_BUFFERED_BYTES = 4_194_304;
+
+  /** On shutdown (SIGTERM), how long in-flight turns may take to finish and reach their clients before every connection is closed with 1012. */
+  @Transform(toInt) @IsInt() @Min(0) @Max(600_000)
+  REALTIME_SHUTDOWN_GRACE_MS = 30_000;
 
   /** Unfinished audio tasks (queued or processing) an API key may have; one more answers 429 `audio.too_many_pending`. */
   @Transform(toInt) @IsInt() @Min(1)

@@ -13,6 +13,7 @@ import { WebhookDeliveries1763800000950 } from './1763800000950-webhook-deliveri
 import { Images1763800001000 } from './1763800001000-images.js';
 import { AlternateVideo1763800001100 } from './1763800001100-alternate-video.js';
 import { LedgerSubject1763800001200 } from './1763800001200-ledger-subject.js';
+import { Realtime1763800001300 } from './1763800001300-realtime.js';
 
 /** Every migration, in order. A new one is appended here (explicit: no glob loading in ESM). */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   Images1763800001000,
   AlternateVideo1763800001100,
   LedgerSubject1763800001200,
+  Realtime1763800001300,
 ];

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Clock, DomainError, microsToUsd, newId } from '../../../libs/common/index.js';
 import { type AudioProvider, NoLiveAdapterError, ProviderRegistry, type SpeechInput } from '../../../libs/providers/index.js';
 import { AppConfig } from '../../config/app-config.js';
+import type { TransactionHandle } from '../../database/transaction.js';
 import { AUDIO_PROCESS_JOB, AUDIO_QUEUE } from './audio-jobs.js';
 import { Queues } from '../../queue/queues.js';
 import { PriceCatalogue } from '../billing/index.js';
@@ -33,6 +34,12 @@ export interface CreateAudioOptions {
    * delayed past the lease: a watchdog that reconciles the task if the caller dies mid-stream.
    */
   streamLeaseMs?: number;
+  /**
+   * Runs inside the creation transaction, before the hold: a caller's own writes that must commit
+   * with the task or not at all (a realtime turn's budget allocation and turn row). Throwing
+   * rolls back everything: no hold, no task.
+   */
+  beforeHold?: (tx: TransactionHandle, task: { id: string; amountMicros: bigint }) => Promise<void>;
 }
 
 export interface AudioCreation {
@@ -74,7 +81,7 @@ export class AudioGenerationService {
 
   async create(key: AuthenticatedKey, dto: CreateAudioGenerationDto, options: CreateAudioOptions): Promise<AudioCreation> {
     const request = validateAudioRequest(dto);
-    if (options.endpoint === 'speech' && request.mode !== 'text_to_speech') {
+    if (options.endpoint !== 'generations' && request.mode !== 'text_to_speech') {
       throw audioInvalid('mode', 'the speech stream takes text_to_speech only', AudioErrorCode.UnsupportedMode);
     }
     const hash = requestHash(canonicalRequest(request));
@@ -99,6 +106,7 @@ export class AudioGenerationService {
       if ((await this.tasks.countPending(tx, key.id, max)) >= max) {
         throw new DomainError(429, AudioErrorCode.TooManyPending, `this API key already has ${max} unfinished audio tasks; poll them and try again`, { 'retry-after': '5' });
       }
+      await options.beforeHold?.(tx, { id, amountMicros: accepted.amountMicros });
       const holdId = await this.wallet.hold(
         { workspaceId: key.workspaceId, environment: key.environment, apiKeyId: key.id, amountMicros: accepted.amountMicros, subjectType: AUDIO_HOLD_SUBJECT, subjectId: id },
         tx,

@@ -112,21 +112,26 @@ export class AudioTaskRunner {
   async finishWithAudio(taskId: string, audio: Buffer, billableCharacters: number): Promise<boolean> {
     let task = await this.tasks.findById(taskId);
     if (!task || task.status === 'failed' || task.status === 'cancelled') return false;
-    if (task.status === 'processing' && task.mediaKey === null) {
-      const key = audioMediaKey(task);
+    if (task.status === 'processing' && task.mediaKey === null && task.phase !== 'storing') {
       const format = task.request.outputFormat;
-      // The retention clock starts at completion, just after this; the object outlives it by a margin.
-      const expiresAt = new Date(this.clock.now().getTime() + AUDIO_RETENTION_MS + AUDIO_MEDIA_EXPIRY_MARGIN_MS);
-      const stored = await this.media.store({ key, body: audio, contentType: AUDIO_CONTENT_TYPES[format], workspaceId: task.workspaceId, expiresAt });
+      // Realtime turns are neither replayed nor archived (spec › Events › Realtime session frames):
+      // their audio went to the client as it came; the task keeps its usage, not the audio.
+      const archived = task.endpoint !== 'realtime';
+      let media: Pick<AudioTaskEntity, 'mediaKey' | 'contentType' | 'mediaBytes'> = { mediaKey: null, contentType: null, mediaBytes: null };
+      if (archived) {
+        const key = audioMediaKey(task);
+        // The retention clock starts at completion, just after this; the object outlives it by a margin.
+        const expiresAt = new Date(this.clock.now().getTime() + AUDIO_RETENTION_MS + AUDIO_MEDIA_EXPIRY_MARGIN_MS);
+        const stored = await this.media.store({ key, body: audio, contentType: AUDIO_CONTENT_TYPES[format], workspaceId: task.workspaceId, expiresAt });
+        media = { mediaKey: key, contentType: AUDIO_CONTENT_TYPES[format], mediaBytes: BigInt(stored.bytes) };
+      }
       await this.tasks.transition(
         task.id,
         { status: ['processing'], phase: FINISHABLE },
         {
           phase: 'storing',
-          mediaKey: key,
-          contentType: AUDIO_CONTENT_TYPES[format],
-          mediaBytes: BigInt(stored.bytes),
-          outputSeconds: audioSeconds(format, stored.bytes),
+          ...media,
+          outputSeconds: audioSeconds(format, audio.length),
           billableCharacters: Math.max(0, Math.floor(billableCharacters)),
           updatedAt: this.clock.now(),
         },

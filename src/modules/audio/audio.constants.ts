@@ -23,8 +23,12 @@ export const audioJobId = (taskId: string): string => `audio:${taskId}`;
 /** A run that throws (database or Redis hiccup) is retried by BullMQ; the reconciler re-enqueues with the same options. */
 export const AUDIO_JOB_OPTIONS = { attempts: 8, backoff: { type: 'exponential', delay: 1000 } } as const satisfies JobsOptions;
 
-/** Where an idempotency key applies: creation and streaming speech are separate scopes (spec). */
-export type AudioEndpoint = 'generations' | 'speech';
+/**
+ * Where an idempotency key applies: creation and streaming speech are separate scopes (spec).
+ * Also the task's origin: `realtime` for the turns of realtime sessions (never with an idempotency key:
+ * the session's turn id plays that part, docs/realtime.md).
+ */
+export type AudioEndpoint = 'generations' | 'speech' | 'realtime';
 
 /**
  * Streaming speech bounds the audio it buffers (for storage) by the longest speech a 2,000-character

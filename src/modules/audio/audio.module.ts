@@ -35,9 +35,9 @@ import { NoWebhookEndpoints, WEBHOOK_ENDPOINT_DIRECTORY_OVERRIDE, WebhookEndpoin
   imports: [
     TypeOrmModule.forFeature([AudioTaskEntity, AudioIdempotencyEntity]),
     QueueModule.forFeature({ queues: [AUDIO_QUEUE] }),
-    // Realtime sessions (their own module, later) share the audio path: the longest prefix wins.
+    // Realtime sessions' REST routes live under /v1/audio/realtime/ and carry `audio.` codes too
+    // (DESIGN §4: 409 `audio.session_active`); their WebSocket frames carry their own codes.
     ErrorDomainsModule.forFeature({ domain: 'audio', pathPrefixes: ['/v1/audio/', '/api/svc/v1/audio/'] }),
-    ErrorDomainsModule.forFeature({ domain: 'realtime', pathPrefixes: ['/v1/audio/realtime'] }),
     BillingModule,
     IdentityModule,
     ProvidersModule,
@@ -66,6 +66,6 @@ import { NoWebhookEndpoints, WEBHOOK_ENDPOINT_DIRECTORY_OVERRIDE, WebhookEndpoin
       useFactory: (override?: WebhookEndpointDirectory) => override ?? new NoWebhookEndpoints(),
     },
   ],
-  exports: [AudioGenerationService, AudioTaskService, AudioTaskRunner, AudioTaskEvents],
+  exports: [AudioGenerationService, AudioTaskService, AudioTaskRunner, AudioTaskEvents, AudioSpeechService],
 })
 export class AudioModule {}

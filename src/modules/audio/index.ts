@@ -2,6 +2,7 @@
 export { AudioModule } from './audio.module.js';
 export { type AudioCreation, AudioGenerationService, type CreateAudioOptions } from './audio-generation.service.js';
 export { AudioTaskService } from './audio-task.service.js';
+export { AudioSpeechService, type SpeechSink, type StreamEnd } from './audio-speech.service.js';
 export { AudioTaskRunner, audioMediaKey, speechSpecOf } from './audio-task.runner.js';
 export { type AudioTaskTerminalEvent, AudioTaskEvents, type AudioTaskTerminalListener } from './audio-task-events.js';
 export { WEBHOOK_ENDPOINT_DIRECTORY_OVERRIDE, WebhookEndpointDirectory } from './webhook-endpoint-directory.js';
