@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { PaidTaskColumns } from '../../database/paid-task-columns.js';
 import type { AudioMode, AudioModelId, AudioOutputFormat, SpeechInput } from '../../../libs/providers/index.js';
 import { bigintTransformer } from '../../database/column-transformers.js';
-import type { KeyEnvironment } from '../identity/index.js';
 import type { AudioEndpoint } from './audio.constants.js';
 
 export type AudioTaskStatus = 'queued' | 'processing' | 'succeeded' | 'failed' | 'cancelled';
@@ -30,19 +30,7 @@ export interface AudioRequestSnapshot {
 }
 
 @Entity('audio_task')
-export class AudioTaskEntity {
-  @PrimaryColumn('text')
-  id!: string;
-
-  @Column('uuid', { name: 'api_key_id' })
-  apiKeyId!: string;
-
-  @Column('uuid', { name: 'workspace_id' })
-  workspaceId!: string;
-
-  @Column('text')
-  environment!: KeyEnvironment;
-
+export class AudioTaskEntity extends PaidTaskColumns {
   @Column('text')
   model!: AudioModelId;
 
@@ -76,9 +64,6 @@ export class AudioTaskEntity {
   @Column('timestamptz', { name: 'lease_expires_at', nullable: true })
   leaseExpiresAt!: Date | null;
 
-  @Column('text', { name: 'media_key', nullable: true })
-  mediaKey!: string | null;
-
   @Column('text', { name: 'content_type', nullable: true })
   contentType!: string | null;
 
@@ -94,33 +79,8 @@ export class AudioTaskEntity {
   @Column('int', { name: 'billable_characters', nullable: true })
   billableCharacters!: number | null;
 
-  @Column('bigint', { name: 'charged_micros', nullable: true, transformer: bigintTransformer })
-  chargedMicros!: bigint | null;
-
-  @Column('uuid', { name: 'hold_id' })
-  holdId!: string;
-
   @Column('text', { name: 'webhook_endpoint_id', nullable: true })
   webhookEndpointId!: string | null;
-
-  @Column('text', { name: 'failure_reason', nullable: true })
-  failureReason!: string | null;
-
-  @Column('timestamptz', { name: 'completed_at', nullable: true })
-  completedAt!: Date | null;
-
-  /** Media retention deadline: completion + 7 days. */
-  @Column('timestamptz', { name: 'expires_at', nullable: true })
-  expiresAt!: Date | null;
-
-  @Column('timestamptz', { name: 'media_deleted_at', nullable: true })
-  mediaDeletedAt!: Date | null;
-
-  @Column('timestamptz', { name: 'created_at' })
-  createdAt!: Date;
-
-  @Column('timestamptz', { name: 'updated_at' })
-  updatedAt!: Date;
 }
 
 /** One `Idempotency-Key` of one API key on one endpoint, and the task it decided (DESIGN §6). */

@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { PaidTaskColumns } from '../../database/paid-task-columns.js';
 import type { VideoJobSpec, VideoMode } from '../../../libs/providers/index.js';
 import { bigintTransformer } from '../../database/column-transformers.js';
-import type { KeyEnvironment } from '../identity/index.js';
 
 export type VideoTaskStatus = 'queued' | 'running' | 'succeeded' | 'failed';
 
@@ -28,19 +28,7 @@ export interface VideoRequestSnapshot {
 }
 
 @Entity('video_task')
-export class VideoTaskEntity {
-  @PrimaryColumn('text')
-  id!: string;
-
-  @Column('uuid', { name: 'api_key_id' })
-  apiKeyId!: string;
-
-  @Column('uuid', { name: 'workspace_id' })
-  workspaceId!: string;
-
-  @Column('text')
-  environment!: KeyEnvironment;
-
+export class VideoTaskEntity extends PaidTaskColumns {
   @Column('text')
   model!: string;
 
@@ -78,39 +66,11 @@ export class VideoTaskEntity {
   @Column('timestamptz', { name: 'reconciled_at', nullable: true })
   reconciledAt!: Date | null;
 
-  @Column('text', { name: 'media_key', nullable: true })
-  mediaKey!: string | null;
-
   @Column('bigint', { name: 'media_bytes', nullable: true, transformer: bigintTransformer })
   mediaBytes!: bigint | null;
 
   @Column('double precision', { name: 'output_seconds', nullable: true })
   outputSeconds!: number | null;
-
-  @Column('bigint', { name: 'charged_micros', nullable: true, transformer: bigintTransformer })
-  chargedMicros!: bigint | null;
-
-  @Column('uuid', { name: 'hold_id' })
-  holdId!: string;
-
-  @Column('text', { name: 'failure_reason', nullable: true })
-  failureReason!: string | null;
-
-  @Column('timestamptz', { name: 'completed_at', nullable: true })
-  completedAt!: Date | null;
-
-  /** Media retention deadline: completion + 7 days. */
-  @Column('timestamptz', { name: 'expires_at', nullable: true })
-  expiresAt!: Date | null;
-
-  @Column('timestamptz', { name: 'media_deleted_at', nullable: true })
-  mediaDeletedAt!: Date | null;
-
-  @Column('timestamptz', { name: 'created_at' })
-  createdAt!: Date;
-
-  @Column('timestamptz', { name: 'updated_at' })
-  updatedAt!: Date;
 }
 
 @Entity('video_gcs_prefix')

@@ -1,0 +1,52 @@
+import { Column, PrimaryColumn } from 'typeorm';
+import type { KeyEnvironment } from '../modules/identity/index.js';
+import { bigintTransformer } from './column-transformers.js';
+
+/**
+ * The columns every paid task table has the same way (video, audio, image, alternate video): the
+ * owner, the hold and the charge, the failure, the stored media and its retention, the timestamps.
+ * Each domain's entity extends it with its model, status, phase, request and usage (TypeORM takes
+ * columns declared on a plain abstract parent); the tables themselves are each domain's migration.
+ */
+export abstract class PaidTaskColumns {
+  /** `<kind>:<uuid>` (`omni:`, `audio:`, `image:`, `alt:`). */
+  @PrimaryColumn('text')
+  id!: string;
+
+  @Column('uuid', { name: 'api_key_id' })
+  apiKeyId!: string;
+
+  @Column('uuid', { name: 'workspace_id' })
+  workspaceId!: string;
+
+  @Column('text')
+  environment!: KeyEnvironment;
+
+  @Column('uuid', { name: 'hold_id' })
+  holdId!: string;
+
+  @Column('bigint', { name: 'charged_micros', nullable: true, transformer: bigintTransformer })
+  chargedMicros!: bigint | null;
+
+  @Column('text', { name: 'failure_reason', nullable: true })
+  failureReason!: string | null;
+
+  @Column('text', { name: 'media_key', nullable: true })
+  mediaKey!: string | null;
+
+  @Column('timestamptz', { name: 'completed_at', nullable: true })
+  completedAt!: Date | null;
+
+  /** Media retention deadline: seven days after completion (video, audio), 24 h after generation (images). */
+  @Column('timestamptz', { name: 'expires_at', nullable: true })
+  expiresAt!: Date | null;
+
+  @Column('timestamptz', { name: 'media_deleted_at', nullable: true })
+  mediaDeletedAt!: Date | null;
+
+  @Column('timestamptz', { name: 'created_at' })
+  createdAt!: Date;
+
+  @Column('timestamptz', { name: 'updated_at' })
+  updatedAt!: Date;
+}
