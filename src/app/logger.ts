@@ -63,11 +63,11 @@ export function createRootLogger(config: AppConfig, options: LoggingOptions = {}
 }
 
 /** Nest's request-id bridge: the id Fastify chose (a sane client `x-request-id`, else a UUID) rides on the raw request. */
-export const REQUEST_ID = Symbol('svc.requestId');
-type WithRequestId = IncomingMessage & { [REQUEST_ID]?: string };
+const REQUEST_ID_KEY = Symbol('svc.requestId');
+type WithRequestId = IncomingMessage & { [REQUEST_ID_KEY]?: string };
 
 export function tagRequestId(request: IncomingMessage, id: string): string {
-  (request as WithRequestId)[REQUEST_ID] = id;
+  (request as WithRequestId)[REQUEST_ID_KEY] = id;
   return id;
 }
 
@@ -90,7 +90,7 @@ export class LoggingModule {
           forRoutes: [{ path: '*', method: RequestMethod.ALL }],
           pinoHttp: {
             logger,
-            genReqId: (request: IncomingMessage) => (request as WithRequestId)[REQUEST_ID] ?? 'none',
+            genReqId: (request: IncomingMessage) => (request as WithRequestId)[REQUEST_ID_KEY] ?? 'none',
             customAttributeKeys: { reqId: 'reqId' },
             quietReqLogger: true,
             serializers: {

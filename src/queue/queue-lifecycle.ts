@@ -38,7 +38,7 @@ export class QueueLifecycle implements OnApplicationBootstrap, BeforeApplication
     await this.warnOnEvictionPolicy();
     if (!this.config.runsWorkers) return;
     const hosts = this.discovery.getProviders().flatMap(({ instance }) => (instance instanceof WorkerHost ? [instance] : []));
-    for (const host of hosts) this.logInJobContext(host);
+    for (const host of hosts) this.instrumentJobs(host);
     this.registrar.register();
     for (const host of hosts) logErrorsQuietly(host.worker, `worker of queue ${host.worker.name}`, this.logger);
     await this.scheduler.schedule();
@@ -51,7 +51,7 @@ export class QueueLifecycle implements OnApplicationBootstrap, BeforeApplication
    * timed (`svc_jobs_total`, `svc_job_duration_seconds`). Wraps the host's `process` before the
    * registrar binds it into a worker, so no processor has to remember.
    */
-  private logInJobContext(host: WorkerHost): void {
+  private instrumentJobs(host: WorkerHost): void {
     const process = host.process.bind(host);
     host.process = (job: Job, token?: string) =>
       this.jobLogs.runInContext(

@@ -13,6 +13,7 @@ import {
   parseAlternateTask,
 } from './alternate-video-provider.js';
 import { klingToken } from './kling-jwt.js';
+import { errorCode, parseJson } from '../upstream-errors.js';
 
 export interface KlingOptions {
   accessKey: string;
@@ -226,21 +227,6 @@ export class KlingAdapter implements AlternateVideoProvider {
 
   private basePath(): string {
     return this.base.pathname.replace(/\/+$/, '');
-  }
-}
-
-function errorCode(error: unknown): string {
-  const e = error as { code?: unknown; cause?: { code?: unknown } };
-  if (typeof e?.code === 'string') return e.code;
-  if (typeof e?.cause?.code === 'string') return e.cause.code;
-  return '';
-}
-
-function parseJson<T>(text: string): T | null {
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    return null;
   }
 }
 

@@ -4,6 +4,7 @@
  * or account details, so it never reaches a client; only field names of a 422 are passed on.
  */
 import type { ElevenLabsErrorBody, ElevenLabsErrorDetail, ElevenLabsValidationItem } from './elevenlabs-types.js';
+import { errorCode } from '../upstream-errors.js';
 
 export interface UpstreamRefusal {
   reason: string;
@@ -92,13 +93,6 @@ export function classifyRefusal(status: number, bodyText: string, retryAfter: st
 
 /** undici/Node error codes raised before any byte of the request could have left this process. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
-
-export function errorCode(error: unknown): string {
-  const e = error as { code?: unknown; cause?: { code?: unknown } } | null;
-  if (typeof e?.code === 'string') return e.code;
-  if (typeof e?.cause?.code === 'string') return e.cause.code;
-  return '';
-}
 
 /**
  * A transport failure: `sent` false when the request never left (connection refused, DNS,

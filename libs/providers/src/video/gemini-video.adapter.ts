@@ -16,6 +16,7 @@ import {
   type VideoProvider,
   VideoDownloadError,
 } from './video-provider.js';
+import { errorCode, parseJson } from '../upstream-errors.js';
 
 /** Our public model ids → Google's long-running video models (see docs/decisions). */
 export const GEMINI_VIDEO_MODELS: Record<string, string> = {
@@ -336,21 +337,6 @@ export function upstreamDuration(requested: number): number {
   if (requested <= 4) return 4;
   if (requested <= 6) return 6;
   return 8;
-}
-
-function errorCode(error: unknown): string {
-  const e = error as { code?: unknown; cause?: { code?: unknown } };
-  if (typeof e?.code === 'string') return e.code;
-  if (typeof e?.cause?.code === 'string') return e.cause.code;
-  return '';
-}
-
-function parseJson<T>(text: string): T | null {
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    return null;
-  }
 }
 
 function isRetryableStatus(status: number): boolean {
