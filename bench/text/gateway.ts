@@ -4,7 +4,10 @@
 // pointed at the fake upstream. Creates a workspace, a live key and enough credit for the run, then
 // tells the parent {url, key, database} over IPC. On 'stop' (or SIGTERM) it closes and drops the database.
 // Env: BENCH_GEMINI_URL (required), BENCH_LOG_LEVEL (warn), BENCH_CREDIT_USD (1000000),
-// BENCH_ACCOUNTS (1: one workspace, one wallet row for every request).
+// BENCH_ACCOUNTS (1: one workspace, one wallet row for every request). For the task creation
+// loads (video, audio) it also makes one test-mode workspace and key: `svc_test_` keys run on the
+// sandbox in every environment, so creations need no upstream.
+import { randomBytes } from 'node:crypto';
 import { createAccount } from '../../test/support/factories.js';
 import { bootTestApp, type TestApp } from '../../test/support/test-app.js';
 
@@ -41,11 +44,14 @@ try {
       NODE_ENV: 'production',
       APP_ROLE: 'api',
       LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
-      MEDIA_SIGNING_KEY: 'bench-media-signing-key-0123456789abcdef0123',
-      SECRETS_ENCRYPTION_KEY: 'YmVuY2gtc2VjcmV0cy1rZXktMDEyMzQ1Njc4OWFiY2Q=',
+      // Production refuses typed or patterned keys (src/config/secret-strength.ts): fresh random ones.
+      MEDIA_SIGNING_KEY: randomBytes(32).toString('base64'),
+      SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       DATABASE_CREATE_IF_MISSING: 'false',
       GEMINI_API_KEY: 'fake-gemini-key',
       GEMINI_BASE_URL: upstream,
+      // Creations are measured without a worker: nothing drains the pending audio tasks.
+      AUDIO_MAX_PENDING_PER_KEY: '100000000',
     },
   });
   // One workspace by default: every request holds and settles on the same wallet row (the worst case).
@@ -54,7 +60,8 @@ try {
     const account = await createAccount(app, { creditUsd: Number(process.env.BENCH_CREDIT_USD ?? 1_000_000), name: `text benchmark ${i}` });
     keys.push(account.key);
   }
-  process.send({ ready: true, url: app.baseUrl, key: keys[0], keys, database: app.db.name });
+  const tasks = await createAccount(app, { creditUsd: Number(process.env.BENCH_CREDIT_USD ?? 1_000_000), environment: 'test', name: 'creation benchmark' });
+  process.send({ ready: true, url: app.baseUrl, key: keys[0], keys, testKey: tasks.key, database: app.db.name });
 } catch (error) {
   console.error('gateway boot failed:', error);
   process.send({ ready: false, error: String(error) });

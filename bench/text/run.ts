@@ -1,11 +1,18 @@
-// Text benchmark (issue 4, docs/benchmarks.md › Text): our POST /api/svc/v1/chat/completions
+// The gateway benchmark (`npm run bench`, issues 4 and 17; docs/benchmarks.md › Text and
+// › All targets): text, then video and audio task creations, in one run on one gateway process.
+// Text: our POST /api/svc/v1/chat/completions
 // (sync and stream, auth + wallet hold + settle on, LIVE Gemini adapter) against an instant fake
 // Gemini upstream, and — in the same run, side by side — Portkey's gateway against the anchor's
 // instant fake OpenAI upstream (../shared/bench/portkey-anchor). Every process runs on loopback:
 //   fake Gemini ─ our gateway (forked, own DB)      fake OpenAI ─ Portkey (node -r bind-loopback)
 // and this process drives the load (autocannon, as the anchor does) and the one-client probes.
 //
-//   npm run bench:text       (builds into .build/textbench, then runs this file)
+//   npm run bench            (builds into .build/textbench, then runs this file: text + creations)
+//   npm run bench:text       (the same, text only: CREATIONS="")
+//
+// Creations: POST /v1/contents/generations/tasks (video) and POST /v1/audio/generations with a new
+// Idempotency-Key on every request, at the first CONNS figure (32), on a test-mode key (sandbox, no
+// worker), each compared with the same run's sync text req/s at that client count.
 //
 // Needs local PostgreSQL and Redis as the tests do (TEST_DATABASE_SERVER_URL, TEST_REDIS_URL).
 // Portkey is installed once into .build/portkey-anchor (a copy of the anchor folder, never inside
@@ -13,12 +20,14 @@
 // PROBE_N (1000), PROBE_STREAM_N (200), BENCH_LOG_LEVEL (warn), BENCH_MODEL (vendor-3.7-flash),
 // BENCH_ACCOUNTS (1 = every request on one wallet row; N rotates requests over N workspaces),
 // PORTKEY_ANCHOR_DIR, PORTKEY_DIR, SKIP_PORTKEY=1, BENCH_CPU_PROF=1 (profile our gateway into
-// bench/results/text/prof), BENCH_TIMEOUT_S (900). Results: bench/results/text/<time>.{json,md}.
+// bench/results/text/prof), BENCH_TIMEOUT_S (900), CREATIONS ("video audio"; "" skips them).
+// Results: bench/results/text/<time>.{json,md}.
 import autocannon, { type Result } from 'autocannon';
 import { type ChildProcess, fork, spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
+import { randomUUID } from 'node:crypto';
 import { cpus, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,7 +50,19 @@ const PORTKEY_DIR = resolve(process.env.PORTKEY_DIR ?? join(ROOT, '.build/portke
 const OUT_DIR = join(ROOT, 'bench/results/text');
 const STAMP = new Date().toISOString().replace(/[:.]/g, '-');
 
-const TARGETS = { rpsRatio: 3, addedP50Ms: 1, addedTtfbMs: 2, rssMb: 250 };
+const CREATIONS = (process.env.CREATIONS ?? 'video audio').split(/\s+/).filter(Boolean) as Array<'video' | 'audio'>;
+
+/** Issue 17's targets: ratios to Portkey (or to the same run's text figures) measured side by side. */
+const TARGETS = {
+  rpsRatio: 3,
+  /** Our one-client added p50 (sync) and added TTFB (stream), each over Portkey's sync added p50. */
+  addedRatio: 1,
+  cpuRatio: { nonstream: 0.2, stream: 0.3 },
+  rssRatio: 1,
+  rssMb: 250,
+  /** Creations/s at the first client count over the same run's sync text req/s there. */
+  creationRatio: 0.75,
+};
 
 // ---------------------------------------------------------------- processes
 
@@ -97,6 +118,8 @@ interface GatewayInfo {
   url: string;
   key: string;
   keys: string[];
+  /** A test-mode key (sandbox) with credit, for the creation loads. */
+  testKey: string;
   database: string;
 }
 
@@ -223,18 +246,22 @@ function preparePortkey(): string | null {
 // ---------------------------------------------------------------- load
 
 interface Target {
-  name: 'ours' | 'portkey' | 'gemini-direct' | 'openai-direct';
+  name: 'ours' | 'portkey' | 'gemini-direct' | 'openai-direct' | 'video-creations' | 'audio-creations';
   url: string;
   headers: Record<string, string>;
   body: (stream: boolean) => string;
   pid: number | null; // the gateway process measured (null for an upstream hit directly)
   /** Several API keys (BENCH_ACCOUNTS > 1): requests rotate over them, one workspace per key. */
   keys?: string[];
+  /** A new Idempotency-Key on every request (audio creations). */
+  idempotent?: boolean;
 }
+
+type LoadMode = 'nonstream' | 'stream' | 'create';
 
 interface LoadRow {
   target: Target['name'];
-  mode: 'nonstream' | 'stream';
+  mode: LoadMode;
   conns: number;
   rps: number;
   p50: number;
@@ -250,12 +277,14 @@ interface LoadRow {
   peakRssMb: number | null;
 }
 
-async function load(target: Target, mode: 'nonstream' | 'stream', conns: number): Promise<LoadRow> {
+async function load(target: Target, mode: LoadMode, conns: number): Promise<LoadRow> {
   const options: Parameters<typeof autocannon>[0] = { url: target.url, method: 'POST', headers: target.headers, body: target.body(mode === 'stream'), connections: conns, timeout: 30 };
   const keys = target.keys ?? [];
   if (keys.length > 1) {
     let next = 0;
     options.requests = [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, authorization: `Bearer ${keys[next++ % keys.length]}` } }) }];
+  } else if (target.idempotent) {
+    options.requests = [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': randomUUID() } }) }];
   }
   await autocannon({ ...options, duration: WARM });
   let peakKb = 0;
@@ -263,7 +292,8 @@ async function load(target: Target, mode: 'nonstream' | 'stream', conns: number)
     if (target.pid) peakKb = Math.max(peakKb, statusKb(target.pid, 'VmRSS'));
   };
   const sampler = setInterval(sample, 100);
-  const ours = target.name === 'ours';
+  // Creations run on our gateway too: its process and its PostgreSQL backends are measured alike.
+  const ours = target.name === 'ours' || mode === 'create';
   if (ours) await refreshPgPids(gatewayDb!);
   const cpu0 = target.pid ? cpuSplit(target.pid) : { user: 0, sys: 0 };
   const pg0 = ours ? pgTicks() : 0;
@@ -291,7 +321,7 @@ async function load(target: Target, mode: 'nonstream' | 'stream', conns: number)
     peakRssMb: target.pid ? peakKb / 1024 : null,
   };
   console.log(
-    `  ${mode.padEnd(9)} c=${String(conns).padEnd(3)} ${target.name.padEnd(13)} ${fmt(row.rps).padStart(6)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms` +
+    `  ${mode.padEnd(9)} c=${String(conns).padEnd(3)} ${target.name.padEnd(15)} ${fmt(row.rps).padStart(6)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms` +
       (row.cpuUsPerReq !== null ? `  cpu ${fmt(row.cpuUsPerReq)} µs/req (sys ${fmt(row.sysUsPerReq)})  rss ${fmt(row.peakRssMb)} MB` : '') +
       (row.pgCpuUsPerReq !== null ? `  postgres ${fmt(row.pgCpuUsPerReq)} µs/req` : '') +
       (row.failures ? `  FAILURES ${row.failures}` : ''),
@@ -400,8 +430,7 @@ const mark = (ok: boolean | null) => (ok === null ? 'n/a' : ok ? 'MET' : 'NOT ME
 
 function report(rows: LoadRow[], probes: Probe[], environment: Record<string, string>): string {
   const row = (t: Target['name'], mode: string, c: number) => rows.find((r) => r.target === t && r.mode === mode && r.conns === c);
-  const probeOf = (g: string, mode: string) => probes.find((p) => p.gateway === g && p.mode === mode);
-  let out = `### Text benchmark, ${environment.date}\n\n`;
+  let out = `### Gateway benchmark (text and creations), ${environment.date}\n\n`;
   out += Object.entries(environment)
     .map(([k, v]) => `- ${k}: ${v}`)
     .join('\n');
@@ -426,26 +455,84 @@ function report(rows: LoadRow[], probes: Probe[], environment: Record<string, st
     out += `| ${p.gateway} | ${p.mode} | ${p.n} | ${fmt(p.directP50)} | ${fmt(p.gatewayP50)} (${fmt(p.gatewayP99)}) | ${fmt(p.addedP50)} / ${fmt(p.addedP99)} | ${fmt(p.directTtfbP50)} | ${fmt(p.gatewayTtfbP50)} | ${fmt(p.addedTtfbP50)} |\n`;
   }
 
-  // Targets
-  const ratios = rows
-    .filter((r) => r.target === 'ours')
-    .map((o) => ({ o, p: row('portkey', o.mode, o.conns) }))
-    .filter((x) => x.p)
-    .map(({ o, p }) => ({ label: `${o.mode} c${o.conns}`, ratio: o.rps / p!.rps }));
+  // Creations beside text
+  const creations = rows.filter((r) => r.mode === 'create');
+  if (creations.length) {
+    out += '\nTask creations on the same gateway (test-mode key, sandbox, no worker):\n\n';
+    out += '| creation | clients | req/s | p50 / p99 ms | gateway CPU µs/req (sys) | PostgreSQL CPU µs/req | failures |\n|---|---|---|---|---|---|---|\n';
+    for (const c of creations) {
+      out += `| ${c.target} | ${c.conns} | ${fmt(c.rps)} | ${c.p50} / ${c.p99} | ${fmt(c.cpuUsPerReq)} (${fmt(c.sysUsPerReq)}) | ${fmt(c.pgCpuUsPerReq)} | ${fmt(c.failures)} |\n`;
+    }
+  }
+  out += `\nTargets (issue 17):\n\n${targetTable(rows, probes)}`;
+  return out;
+}
+
+/** Issue 17's target table: one line per figure, each a ratio measured in this run, MET / NOT MET. */
+function targetTable(rows: LoadRow[], probes: Probe[]): string {
+  const row = (t: Target['name'], mode: LoadMode, c: number) => rows.find((r) => r.target === t && r.mode === mode && r.conns === c);
+  const probeOf = (g: string, mode: string) => probes.find((p) => p.gateway === g && p.mode === mode);
+  const lines: string[] = [];
+  const line = (figure: string, ours: string, theirs: string, ratio: number | null, target: string, ok: boolean | null) =>
+    lines.push(`| ${figure} | ${ours} | ${theirs} | ${ratio === null ? '–' : `${fmt(ratio, 2)}×`} | ${target} | ${mark(ok)} |`);
+  const ratio = (a: number | null | undefined, b: number | null | undefined) => (a && b ? a / b : null);
+  const atMost = (r: number | null, limit: number) => (r === null ? null : r <= limit);
+  const atLeast = (r: number | null, limit: number) => (r === null ? null : r >= limit);
+
+  for (const mode of ['nonstream', 'stream'] as const) {
+    for (const c of CONNS) {
+      const o = row('ours', mode, c);
+      const p = row('portkey', mode, c);
+      if (!o) continue;
+      const r = ratio(o.rps, p?.rps);
+      line(`text ${mode === 'stream' ? 'stream' : 'sync'} req/s at ${c} clients`, fmt(o.rps), fmt(p?.rps), r, `≥ ${TARGETS.rpsRatio}× Portkey`, atLeast(r, TARGETS.rpsRatio));
+    }
+  }
+  const pkSync = probeOf('portkey', 'nonstream');
   const ns = probeOf('ours', 'nonstream');
   const st = probeOf('ours', 'stream');
-  const ourRss = Math.max(...rows.filter((r) => r.target === 'ours').map((r) => r.peakRssMb ?? 0));
-  const portkeyRss = Math.max(0, ...rows.filter((r) => r.target === 'portkey').map((r) => r.peakRssMb ?? 0));
-  const pkNs = probeOf('portkey', 'nonstream');
-  const pkSt = probeOf('portkey', 'stream');
-  out += '\nTargets:\n\n';
-  out += `- ≥ ${TARGETS.rpsRatio}× Portkey's req/s with auth and holds on: ${
-    ratios.length ? ratios.map((r) => `${r.label} ${fmt(r.ratio, 2)}× ${mark(r.ratio >= TARGETS.rpsRatio)}`).join('; ') : 'n/a (Portkey not measured)'
-  }\n`;
-  out += `- ≤ ${TARGETS.addedP50Ms} ms added p50 at one client: ${ns ? `${fmt(ns.addedP50 / 1000, 3)} ms ${mark(ns.addedP50 <= TARGETS.addedP50Ms * 1000)}` : 'n/a'}${pkNs ? ` (Portkey ${fmt(pkNs.addedP50 / 1000, 3)} ms)` : ''}\n`;
-  out += `- ≤ ${TARGETS.addedTtfbMs} ms added TTFB (stream): ${st ? `${fmt(st.addedTtfbP50 / 1000, 3)} ms ${mark(st.addedTtfbP50 <= TARGETS.addedTtfbMs * 1000)}` : 'n/a'}${pkSt ? ` (Portkey ${fmt(pkSt.addedTtfbP50 / 1000, 3)} ms)` : ''}\n`;
-  out += `- ≤ ${TARGETS.rssMb} MB resident under load: ${fmt(ourRss)} MB ${mark(ourRss <= TARGETS.rssMb)}${portkeyRss ? ` (Portkey ${fmt(portkeyRss)} MB)` : ''}\n`;
-  return out;
+  const ms = (us: number | undefined) => (us === undefined ? '–' : `${fmt(us / 1000, 2)} ms`);
+  const rAdded = ratio(ns?.addedP50, pkSync?.addedP50);
+  line('added p50 at one client, sync', ms(ns?.addedP50), ms(pkSync?.addedP50), rAdded, `≤ ${TARGETS.addedRatio}× Portkey's added p50`, atMost(rAdded, TARGETS.addedRatio));
+  const rTtfb = ratio(st?.addedTtfbP50, pkSync?.addedP50);
+  line('added TTFB at one client, stream', ms(st?.addedTtfbP50), `${ms(pkSync?.addedP50)} (sync added p50)`, rTtfb, `≤ ${TARGETS.addedRatio}× Portkey's sync added p50`, atMost(rTtfb, TARGETS.addedRatio));
+  for (const mode of ['nonstream', 'stream'] as const) {
+    for (const c of CONNS) {
+      const o = row('ours', mode, c);
+      const p = row('portkey', mode, c);
+      if (!o) continue;
+      const r = ratio(o.cpuUsPerReq, p?.cpuUsPerReq);
+      const limit = TARGETS.cpuRatio[mode];
+      line(`gateway CPU µs/req, ${mode === 'stream' ? 'stream' : 'sync'} at ${c} clients`, fmt(o.cpuUsPerReq), fmt(p?.cpuUsPerReq), r, `≤ ${limit}× Portkey`, atMost(r, limit));
+    }
+  }
+  const biggest = Math.max(...CONNS);
+  const oRss = row('ours', 'stream', biggest)?.peakRssMb;
+  const pRss = row('portkey', 'stream', biggest)?.peakRssMb;
+  const rRss = ratio(oRss, pRss);
+  line(
+    `gateway RSS at ${biggest} streaming clients`,
+    `${fmt(oRss)} MB`,
+    `${fmt(pRss)} MB`,
+    rRss,
+    `≤ ${TARGETS.rssRatio}× Portkey and ≤ ${TARGETS.rssMb} MB`,
+    oRss === null || oRss === undefined ? null : oRss <= TARGETS.rssMb && (rRss === null || rRss <= TARGETS.rssRatio),
+  );
+  const first = CONNS[0]!;
+  const text = row('ours', 'nonstream', first);
+  for (const kind of CREATIONS) {
+    const c = row(`${kind}-creations`, 'create', first);
+    const r = ratio(c?.rps, text?.rps);
+    line(
+      `${kind} creations/s at ${first} clients${kind === 'audio' ? ' (Idempotency-Key on each)' : ''}`,
+      fmt(c?.rps),
+      `${fmt(text?.rps)} (our sync text req/s)`,
+      r,
+      `≥ ${TARGETS.creationRatio}× sync text`,
+      atLeast(r, TARGETS.creationRatio),
+    );
+  }
+  return `| figure | ours | compared with | ratio | target | |\n|---|---|---|---|---|---|\n${lines.join('\n')}\n`;
 }
 
 // ---------------------------------------------------------------- main
@@ -542,6 +629,35 @@ async function main(): Promise<void> {
         rows.push(await load(direct, mode, c));
         if (portkey) rows.push(await load(openaiDirect, mode, c));
       }
+    }
+  }
+  if (CREATIONS.length) {
+    console.log('\ncreations:');
+    const testKey = { ...json, authorization: `Bearer ${info.testKey}` };
+    const voices = (await (await fetch(`${info.url}/v1/audio/voice-library?page=0`, { headers: testKey })).json()) as { voices?: Array<{ id: string; models: string[] }> };
+    const voiceId = voices.voices?.find((v) => v.models.includes('voice_v4'))?.id;
+    const creationTargets: Record<'video' | 'audio', Target> = {
+      video: {
+        name: 'video-creations',
+        url: `${info.url}/v1/contents/generations/tasks`,
+        headers: testKey,
+        body: () => JSON.stringify({ model: 'vendor-omni-1.1-flash-preview', prompt: 'benchmark clip', controls: { duration: 3, resolution: '720p' } }),
+        pid: ours.child.pid!,
+      },
+      audio: {
+        name: 'audio-creations',
+        url: `${info.url}/v1/audio/generations`,
+        headers: testKey,
+        body: () => JSON.stringify({ model: 'voice_v4', mode: 'text_to_speech', prompt: 'The quick brown fox jumps over the lazy dog.', controls: { voiceId, outputFormat: 'mp3_44100_128' } }),
+        pid: ours.child.pid!,
+        idempotent: true,
+      },
+    };
+    for (const kind of CREATIONS) {
+      const target = creationTargets[kind];
+      const check = await fetch(target.url, { method: 'POST', headers: { ...target.headers, 'idempotency-key': randomUUID() }, body: target.body(false) });
+      if (check.status !== 200) throw new Error(`${kind} creation smoke request failed: ${check.status} ${(await check.text()).slice(0, 400)}`);
+      rows.push(await load(target, 'create', CONNS[0]!));
     }
   }
   console.log('\none client:');
