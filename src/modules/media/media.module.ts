@@ -11,7 +11,6 @@ import { MediaObjectEntity } from './media-object.entity.js';
 import { MediaObjectRepository } from './media-object.repository.js';
 import { MediaService } from './media.service.js';
 import { MediaStorage } from './media-storage.js';
-import { S3MediaStorage } from './s3-media-storage.js';
 
 export interface MediaModuleOptions {
   /**
@@ -22,10 +21,14 @@ export interface MediaModuleOptions {
   storage?: Type<MediaStorage> | Omit<FactoryProvider<MediaStorage>, 'provide'> | Omit<ValueProvider<MediaStorage>, 'provide'>;
 }
 
-/** The driver MEDIA_DRIVER names, from the validated configuration. */
-function configuredStorage(config: AppConfig): MediaStorage {
+/**
+ * The driver MEDIA_DRIVER names, from the validated configuration. The S3 driver is imported only
+ * when configured: the AWS SDK costs about 20 MB of resident memory in every process that loads it.
+ */
+async function configuredStorage(config: AppConfig): Promise<MediaStorage> {
   const env = config.env;
   if (env.MEDIA_DRIVER === 'local') return new LocalDiskMediaStorage(config.mediaDir);
+  const { S3MediaStorage } = await import('./s3-media-storage.js');
   return new S3MediaStorage({
     bucket: env.MEDIA_S3_BUCKET!,
     region: env.MEDIA_S3_REGION,

@@ -6,13 +6,19 @@
  * resized, which bounds the cost of rasterising; sharp does the work off the event loop.
  */
 import { createHash } from 'node:crypto';
-import sharp from 'sharp';
+import type { Sharp, SharpOptions } from 'sharp';
 import { nearestAspectRatio, type PixelSize } from './image-dimensions.js';
 import type { ImageAspectRatio } from './image-provider.js';
 
 /** Longest side of the rasterised SVG before it is scaled to the requested size. */
 const WORKING_SIDE = 512;
 /** A reference larger than this (pixels) is not decoded (a 16K×16K image would cost 1 GB). */
+/** sharp (libvips) is loaded on the first picture: a process that never draws one saves ~20 MB. */
+async function sharp(input?: Buffer, options?: SharpOptions): Promise<Sharp> {
+  const { default: load } = await import('sharp');
+  return load(input, options);
+}
+
 export const MAX_REFERENCE_PIXELS = 50_000_000;
 /** How far an edit is tinted toward the prompt's colour. */
 const TINT_OPACITY = 0.25;
@@ -67,7 +73,7 @@ function promptSvg(prompt: string, width: number, height: number): string {
 export async function drawPromptPicture(prompt: string, size: PixelSize): Promise<Buffer> {
   const scale = WORKING_SIDE / Math.max(size.width, size.height);
   const working = { width: Math.max(1, Math.round(size.width * scale)), height: Math.max(1, Math.round(size.height * scale)) };
-  return sharp(Buffer.from(promptSvg(prompt, working.width, working.height)))
+  return (await sharp(Buffer.from(promptSvg(prompt, working.width, working.height))))
     .resize(size.width, size.height, { fit: 'fill' })
     .removeAlpha()
     .png()
@@ -81,13 +87,13 @@ export async function drawPromptPicture(prompt: string, size: PixelSize): Promis
 export async function drawEditPicture(reference: Buffer, prompt: string, size: PixelSize): Promise<Buffer> {
   const tint = promptPalette(prompt).colours[0]!;
   // Decoded once to a flat RGB bitmap: composite then works on a known channel layout.
-  const resized = await sharp(reference, { limitInputPixels: MAX_REFERENCE_PIXELS, failOn: 'error' })
+  const resized = await (await sharp(reference, { limitInputPixels: MAX_REFERENCE_PIXELS, failOn: 'error' }))
     .rotate()
     .resize(size.width, size.height, { fit: 'cover' })
     .flatten({ background: '#ffffff' })
     .raw()
     .toBuffer({ resolveWithObject: true });
-  return sharp(resized.data, { raw: { width: resized.info.width, height: resized.info.height, channels: resized.info.channels } })
+  return (await sharp(resized.data, { raw: { width: resized.info.width, height: resized.info.height, channels: resized.info.channels } }))
     .composite([{ input: { create: { width: size.width, height: size.height, channels: 4, background: { ...tint, alpha: TINT_OPACITY } } } }])
     .removeAlpha()
     .png()
@@ -100,7 +106,7 @@ export async function drawEditPicture(reference: Buffer, prompt: string, size: P
  */
 export async function referenceAspectRatio(reference: Buffer, allowed: readonly ImageAspectRatio[]): Promise<ImageAspectRatio> {
   try {
-    const { width, height, orientation } = await sharp(reference, { limitInputPixels: MAX_REFERENCE_PIXELS }).metadata();
+    const { width, height, orientation } = await (await sharp(reference, { limitInputPixels: MAX_REFERENCE_PIXELS })).metadata();
     if (!width || !height) return '1:1';
     return (orientation ?? 1) >= 5 ? nearestAspectRatio(height, width, allowed) : nearestAspectRatio(width, height, allowed);
   } catch {
