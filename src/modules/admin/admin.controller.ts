@@ -1,18 +1,14 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
-  ApiBadRequestResponse,
-  ApiConflictResponse,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
   ApiTags,
-  ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import { CommonErrorCode, DEFAULT_PAGE_LIMIT, decodeCursor, DomainError, encodeCursor, invalidField, notFound, type Page } from '../../../libs/common/index.js';
 import type { FastifyReply } from 'fastify';
-import { ErrorEnvelopeDto } from '../../app/error-envelope.dto.js';
+import { ApiAdminErrors, ApiErrors } from '../../app/openapi-errors.js';
 import { AppConfig } from '../../config/app-config.js';
 import { QUEUE_DASHBOARD_PATH, QueueDashboardCookie } from '../../queue/queue-dashboard-cookie.js';
 import { WalletResponseDto } from '../billing/index.js';
@@ -64,8 +60,7 @@ const WORKSPACE_ID = { name: 'id', format: 'uuid', description: 'Workspace id; a
 
 @ApiTags('admin')
 @AdminRoute()
-@ApiUnauthorizedResponse({ type: ErrorEnvelopeDto, description: '`admin.unauthorized`: missing or wrong admin token' })
-@ApiBadRequestResponse({ type: ErrorEnvelopeDto, description: '`admin.invalid_field` / `admin.unknown_field`, naming the field' })
+@ApiAdminErrors()
 @Controller('admin/v1')
 export class AdminController {
   constructor(
@@ -99,7 +94,7 @@ export class AdminController {
   @ApiOperation({ summary: 'One workspace with its live and test wallet figures' })
   @ApiParam(WORKSPACE_ID)
   @ApiOkResponse({ type: WorkspaceDetailDto })
-  @ApiNotFoundResponse({ type: ErrorEnvelopeDto, description: '`admin.not_found`' })
+  @ApiErrors(404, ['admin.not_found'])
   getWorkspace(@Param('id') id: string): Promise<WorkspaceDetailDto> {
     return this.admin.getWorkspace(id);
   }
@@ -109,7 +104,7 @@ export class AdminController {
   @ApiOperation({ summary: 'Issue an API key; the whole key is in this answer only' })
   @ApiParam(WORKSPACE_ID)
   @ApiOkResponse({ type: IssuedApiKeyDto })
-  @ApiNotFoundResponse({ type: ErrorEnvelopeDto, description: '`admin.not_found`' })
+  @ApiErrors(404, ['admin.not_found'])
   issueApiKey(@Param('id') id: string, @Body() body: IssueApiKeyDto): Promise<IssuedApiKeyDto> {
     return this.admin.issueApiKey(id, body);
   }
@@ -118,7 +113,7 @@ export class AdminController {
   @ApiOperation({ summary: "A workspace's keys, newest first, without secrets" })
   @ApiParam(WORKSPACE_ID)
   @ApiOkResponse({ type: ApiKeyPageDto })
-  @ApiNotFoundResponse({ type: ErrorEnvelopeDto, description: '`admin.not_found`' })
+  @ApiErrors(404, ['admin.not_found'])
   listApiKeys(@Param('id') id: string, @Query() query: PageQueryDto): Promise<Page<ApiKeyDto>> {
     return this.admin.listApiKeys(id, query);
   }
@@ -128,7 +123,7 @@ export class AdminController {
   @ApiOperation({ summary: 'Revoke a key: it answers 401 from the next request on (idempotent)' })
   @ApiParam({ name: 'keyId', format: 'uuid' })
   @ApiOkResponse({ type: ApiKeyDto })
-  @ApiNotFoundResponse({ type: ErrorEnvelopeDto, description: '`admin.not_found`' })
+  @ApiErrors(404, ['admin.not_found'])
   revokeApiKey(@Param('keyId') keyId: string): Promise<ApiKeyDto> {
     return this.admin.revokeApiKey(keyId);
   }
@@ -138,8 +133,8 @@ export class AdminController {
   @ApiOperation({ summary: 'Top up a wallet, once per reference; answers the wallet after the credit' })
   @ApiParam(WORKSPACE_ID)
   @ApiOkResponse({ type: WalletResponseDto })
-  @ApiNotFoundResponse({ type: ErrorEnvelopeDto, description: '`admin.not_found`' })
-  @ApiConflictResponse({ type: ErrorEnvelopeDto, description: '`admin.conflict`: the reference was used for another amount' })
+  @ApiErrors(404, ['admin.not_found'])
+  @ApiErrors(409, [['admin.conflict', 'the reference was used for another amount']])
   credit(@Param('id') id: string, @Body() body: CreditWalletDto): Promise<WalletResource> {
     return this.admin.credit(id, body);
   }
@@ -148,7 +143,7 @@ export class AdminController {
   @ApiOperation({ summary: 'Wallet figures of one environment (live by default)' })
   @ApiParam(WORKSPACE_ID)
   @ApiOkResponse({ type: WalletResponseDto })
-  @ApiNotFoundResponse({ type: ErrorEnvelopeDto, description: '`admin.not_found`' })
+  @ApiErrors(404, ['admin.not_found'])
   wallet(@Param('id') id: string, @Query() query: WalletQueryDto): Promise<WalletResource> {
     return this.admin.wallet(id, query.environment);
   }
@@ -157,7 +152,7 @@ export class AdminController {
   @ApiOperation({ summary: 'Ledger entries, newest first (both environments unless `environment` is given)' })
   @ApiParam(WORKSPACE_ID)
   @ApiOkResponse({ type: LedgerPageDto })
-  @ApiNotFoundResponse({ type: ErrorEnvelopeDto, description: '`admin.not_found`' })
+  @ApiErrors(404, ['admin.not_found'])
   ledger(@Param('id') id: string, @Query() query: LedgerQueryDto): Promise<Page<LedgerEntryDto>> {
     return this.admin.ledger(id, query);
   }
@@ -173,7 +168,7 @@ export class AdminController {
   @ApiOperation({ summary: 'One task of any kind with its phase, usage, holds, ledger entries and failure reason' })
   @ApiParam({ name: 'taskId', example: 'omni:4f0c…', description: 'The public task id (`omni:…`, `audio:…`, `image:…`)' })
   @ApiOkResponse({ type: AdminTaskDetailDto })
-  @ApiNotFoundResponse({ type: ErrorEnvelopeDto, description: '`admin.not_found`' })
+  @ApiErrors(404, ['admin.not_found'])
   task(@Param('taskId') taskId: string): Promise<AdminTaskDetailDto> {
     return this.tasks.detail(taskId);
   }
@@ -209,7 +204,7 @@ export class AdminController {
   @ApiOperation({ summary: "A delivery's attempts, newest first: when, how long, the receiver's status or the error" })
   @ApiParam({ name: 'deliveryId', example: 'delivery:4f0c…' })
   @ApiOkResponse({ type: AdminWebhookDeliveryAttemptPageDto })
-  @ApiNotFoundResponse({ type: ErrorEnvelopeDto, description: '`admin.not_found`' })
+  @ApiErrors(404, ['admin.not_found'])
   async webhookDeliveryAttempts(@Param('deliveryId') deliveryId: string, @Query() query: PageQueryDto): Promise<Page<AdminWebhookDeliveryAttempt>> {
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
     const rows = await this.webhookDeliveries.attempts(deliveryId, limit, attemptCursor(query.after));
@@ -224,8 +219,8 @@ export class AdminController {
   @ApiOperation({ summary: 'One new attempt now for a failed delivery (endpoint enabled, event under seven days old), whoever owns it' })
   @ApiParam({ name: 'deliveryId', example: 'delivery:4f0c…' })
   @ApiAcceptedResponse({ type: AdminWebhookDeliveryDto, description: 'The delivery, `pending`: the attempt runs in the background (as the owner\'s own retry answers)' })
-  @ApiNotFoundResponse({ type: ErrorEnvelopeDto, description: '`admin.not_found`' })
-  @ApiConflictResponse({ type: ErrorEnvelopeDto, description: '`admin.conflict`: not failed, endpoint disabled, or event seven days old or more (the message says which)' })
+  @ApiErrors(404, ['admin.not_found'])
+  @ApiErrors(409, [['admin.conflict', 'not failed, endpoint disabled, or event seven days old or more (the message says which)']])
   async retryWebhookDelivery(@Param('deliveryId') deliveryId: string): Promise<AdminWebhookDeliverySummary> {
     const result = await this.webhookDeliveries.retry(deliveryId);
     if (result.outcome === 'not_found') throw notFound('webhook delivery');

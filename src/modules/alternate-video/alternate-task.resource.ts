@@ -1,4 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { ErrorEnvelopeDoc } from '../../app/openapi-errors.js';
+import { alternateEnvelope } from './alternate-errors.js';
 
 export class AlternateTaskOutputsDto {
   @ApiProperty({ type: [String], description: 'Fresh signed links to our stored copy of the video; empty until succeeded and after retention' })
@@ -67,4 +69,16 @@ export class AlternateErrorEnvelopeDto {
   error!: string;
   @ApiProperty({ type: AlternateErrorParamsDto })
   error_params!: AlternateErrorParamsDto;
+}
+
+/** The alternate routes' errors for OpenAPI (ApiErrors): the envelope the filter writes there. */
+export const ALTERNATE_ENVELOPE: ErrorEnvelopeDoc = {
+  type: AlternateErrorEnvelopeDto,
+  example: (status, code, message) => alternateEnvelope({ status, code, message }),
+};
+
+/** What the callback route answers once the signature verifies. */
+export class CallbackReceivedDto {
+  @ApiProperty({ enum: [true] })
+  received!: true;
 }

@@ -1,13 +1,26 @@
 import { Body, Controller, Headers, HttpCode, Post, UseInterceptors } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
-import { ApiBody, ApiExtraModels, ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiExtraModels, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { RequestErrorCode } from '../../../libs/common/index.js';
+import { ApiErrors } from '../../app/openapi-errors.js';
+import { namedSchema } from '../../app/openapi-schemas.js';
 import { ApiKeyRoute, type AuthenticatedKey, CurrentKey, Public } from '../identity/index.js';
 import { ALTERNATE_CALLBACK_BODY_LIMIT } from './alternate.constants.js';
 import { AlternateBodyBoundInterceptor } from './alternate-body-bound.interceptor.js';
 import { AlternateCallbackHandler } from './alternate-callbacks.js';
 import { AlternateTaskService } from './alternate-task.service.js';
-import { AlternateErrorEnvelopeDto, AlternateTaskResponseDto } from './alternate-task.resource.js';
+import { AlternateErrorCode as Code } from './alternate-errors.js';
+import { ALTERNATE_ENVELOPE, AlternateErrorEnvelopeDto, AlternateTaskResponseDto, CallbackReceivedDto } from './alternate-task.resource.js';
 import { CreateAlternateTaskDto } from './dto/create-alternate-task.dto.js';
+
+/** Errors in the alternate envelope (`error_code`, `error`, `error_params`). */
+const AlternateErrors = (status: number, cases: Parameters<typeof ApiErrors>[1]) => ApiErrors(status, cases, { envelope: ALTERNATE_ENVELOPE });
+
+/** The provider's task object as it posts it; the handler reads only what it names. */
+const CALLBACK_BODY = namedSchema('AlternateCallbackBody', {
+  type: 'object',
+  description: 'The upstream task object (task_id, task_status, task_info.external_task_id, task_result.videos)',
+});
 
 @ApiTags('alternate video')
 @ApiKeyRoute()
@@ -25,15 +38,28 @@ export class AlternateVideoController {
     summary: 'Create an alternate-provider (Kling) video task; the upstream is asked synchronously. Poll it at GET /v1/contents/generations/tasks/{id}',
   })
   @ApiOkResponse({ type: AlternateTaskResponseDto })
-  @ApiResponse({ status: 400, type: AlternateErrorEnvelopeDto, description: '`provider.invalid_field`, `provider.unknown_field`, `provider.invalid_image` (no `upstreamCode`); or the upstream refused: `provider.request_failed` with `upstreamCode` 1200–1201, 1300–1301' })
-  @ApiResponse({ status: 401, type: AlternateErrorEnvelopeDto, description: '`provider.unauthorized` (our API key); `provider.request_failed` with `upstreamCode` 1000–1004 (our upstream credentials)' })
-  @ApiResponse({ status: 402, type: AlternateErrorEnvelopeDto, description: '`provider.insufficient_balance`' })
-  @ApiResponse({ status: 403, type: AlternateErrorEnvelopeDto, description: '`provider.request_failed`, `upstreamCode` 1103' })
-  @ApiResponse({ status: 404, type: AlternateErrorEnvelopeDto, description: '`provider.request_failed`, `upstreamCode` 1202–1203' })
-  @ApiResponse({ status: 429, type: AlternateErrorEnvelopeDto, description: '`provider.request_failed`, `upstreamCode` 1100–1102 or 1302–1304' })
-  @ApiResponse({ status: 502, type: AlternateErrorEnvelopeDto, description: '`provider.request_failed`, `upstreamCode` 5000 (or an answer outside the table)' })
-  @ApiResponse({ status: 503, type: AlternateErrorEnvelopeDto, description: '`provider.request_failed` with `upstreamCode` 5001; `provider.unavailable` (not configured, no upstreamCode)' })
-  @ApiResponse({ status: 504, type: AlternateErrorEnvelopeDto, description: '`provider.request_failed`, `upstreamCode` 5002' })
+  @AlternateErrors(400, [
+    [Code.InvalidField, 'no `upstreamCode`'],
+    [Code.UnknownField, 'no `upstreamCode`'],
+    [Code.InvalidImage, 'no `upstreamCode`'],
+    [Code.RequestFailed, 'the upstream refused: `upstreamCode` 1200–1201, 1300–1301'],
+    RequestErrorCode.InvalidJson,
+  ])
+  @AlternateErrors(401, [
+    ['provider.unauthorized', 'our API key: missing, malformed, unknown or revoked'],
+    [Code.RequestFailed, '`upstreamCode` 1000–1004: our upstream credentials'],
+  ])
+  @AlternateErrors(402, ['provider.insufficient_balance'])
+  @AlternateErrors(403, [[Code.RequestFailed, '`upstreamCode` 1103']])
+  @AlternateErrors(404, [[Code.RequestFailed, '`upstreamCode` 1202–1203']])
+  @AlternateErrors(413, [[RequestErrorCode.BodyTooLarge, 'over TEXT_BODY_LIMIT_BYTES']])
+  @AlternateErrors(429, [[Code.RequestFailed, '`upstreamCode` 1100–1102 or 1302–1304']])
+  @AlternateErrors(502, [[Code.RequestFailed, '`upstreamCode` 5000, or an answer outside the table']])
+  @AlternateErrors(503, [
+    [Code.RequestFailed, '`upstreamCode` 5001, or the upstream unreachable'],
+    [Code.Unavailable, 'not configured; no `upstreamCode`'],
+  ])
+  @AlternateErrors(504, [[Code.RequestFailed, '`upstreamCode` 5002']])
   create(@CurrentKey() key: AuthenticatedKey, @Body() dto: CreateAlternateTaskDto): Promise<AlternateTaskResponseDto> {
     return this.alternateTasks.create(key, dto);
   }
@@ -53,9 +79,10 @@ export class AlternateCallbackController {
   @ApiHeader({ name: 'webhook-id', required: true })
   @ApiHeader({ name: 'webhook-timestamp', required: true, description: 'Unix seconds; at most five minutes off' })
   @ApiHeader({ name: 'webhook-signature', required: true, description: 'One or more space-separated `v1,<base64>` signatures' })
-  @ApiBody({ schema: { type: 'object', description: 'The upstream task object (task_id, task_status, task_info.external_task_id, task_result.videos)' } })
-  @ApiOkResponse({ schema: { type: 'object', properties: { received: { type: 'boolean' } } } })
-  @ApiResponse({ status: 401, type: AlternateErrorEnvelopeDto, description: '`provider.invalid_signature`: bad or missing signature, or timestamp outside five minutes' })
+  @ApiBody({ schema: CALLBACK_BODY })
+  @ApiOkResponse({ type: CallbackReceivedDto })
+  @AlternateErrors(401, [[Code.InvalidSignature, 'bad or missing signature, or timestamp outside five minutes']])
+  @AlternateErrors(413, [[RequestErrorCode.BodyTooLarge, 'over ALTERNATE_CALLBACK_BODY_LIMIT']])
   async receive(@Body() body: string, @Headers() headers: Record<string, string | string[] | undefined>): Promise<{ received: true }> {
     await this.callbacks.handle(body, headers);
     return { received: true };

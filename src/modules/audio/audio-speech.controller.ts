@@ -1,27 +1,18 @@
 import { Body, Controller, Headers, HttpCode, Post, Req, Res, UseInterceptors } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiConflictResponse,
-  ApiHeader,
-  ApiOkResponse,
-  ApiOperation,
-  ApiPaymentRequiredResponse,
-  ApiProduces,
-  ApiServiceUnavailableResponse,
-  ApiTags,
-  ApiTooManyRequestsResponse,
-  ApiUnauthorizedResponse,
-} from '@nestjs/swagger';
+import { ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ErrorEnvelopeDto } from '../../app/error-envelope.dto.js';
+import { AUDIO_CONTENT_TYPES } from '../../../libs/providers/index.js';
+import { ApiErrors, ApiKeyUnauthorized } from '../../app/openapi-errors.js';
 import { ApiKeyRoute, type AuthenticatedKey, CurrentKey } from '../identity/index.js';
+import { AudioErrorCode as Code } from './audio-errors.js';
+import { AUDIO_REQUEST_REFUSALS } from './audio.openapi.js';
 import { AudioSpeechService } from './audio-speech.service.js';
 import { AUDIO_REQUEST_SHAPE, BodyBoundInterceptor } from './body-bound.interceptor.js';
 import { CreateSpeechDto } from './dto/create-audio-generation.dto.js';
 
 @ApiTags('audio')
 @ApiKeyRoute()
-@ApiUnauthorizedResponse({ type: ErrorEnvelopeDto, description: '`audio.unauthorized`: missing, malformed, unknown or revoked key' })
+@ApiKeyUnauthorized('audio')
 @Controller('v1/audio')
 export class AudioSpeechController {
   constructor(private readonly speech: AudioSpeechService) {}
@@ -35,20 +26,33 @@ export class AudioSpeechController {
       'The body is a generation request (`mode` absent or `text_to_speech`). The answer carries `x-svc-task-id`; the chunks alone do not confirm success: poll GET /v1/audio/generations/{id}. A body cut short means the stream broke.',
   })
   @ApiHeader({ name: 'Idempotency-Key', required: false, description: '1 to 128 printable non-space ASCII characters. Repeat the same request with the same key after a lost answer: 409 while it runs, then the stored audio' })
-  @ApiProduces('audio/mpeg', 'audio/L16;rate=24000;channels=1')
   @ApiOkResponse({
-    description: 'The audio, chunked (`audio/mpeg`, or `audio/L16;rate=24000;channels=1` for `pcm_24000`)',
-    content: { 'audio/mpeg': { schema: { type: 'string', format: 'binary' } }, 'audio/L16;rate=24000;channels=1': { schema: { type: 'string', format: 'binary' } } },
+    description: `The audio, chunked, in the content type of \`controls.outputFormat\`: ${Object.entries(AUDIO_CONTENT_TYPES)
+      .map(([format, type]) => `\`${type}\` for \`${format}\``)
+      .join(', ')}`,
+    content: Object.fromEntries(Object.values(AUDIO_CONTENT_TYPES).map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
     headers: {
       'x-svc-task-id': { description: 'The audio task (`audio:…`): poll GET /v1/audio/generations/{id} for its outcome', schema: { type: 'string' } },
       'Idempotency-Replay': { description: '`true` when the stored audio of an earlier request under the same key is replayed', schema: { type: 'string' } },
     },
   })
-  @ApiBadRequestResponse({ type: ErrorEnvelopeDto, description: 'invalid request (before any hold), or `audio.generation_rejected` (the upstream refused it; the task failed, nothing charged)' })
-  @ApiPaymentRequiredResponse({ type: ErrorEnvelopeDto, description: '`audio.insufficient_balance`' })
-  @ApiConflictResponse({ type: ErrorEnvelopeDto, description: '`audio.idempotency_conflict`, `audio.request_in_progress`, `audio.generation_failed`, `audio.replay_expired`' })
-  @ApiTooManyRequestsResponse({ type: ErrorEnvelopeDto, description: '`audio.too_many_pending`' })
-  @ApiServiceUnavailableResponse({ type: ErrorEnvelopeDto, description: '`audio.unavailable` (retry later) or `audio.reconciliation_required` (poll the task in `x-svc-task-id`)' })
+  @ApiErrors(400, [
+    ...AUDIO_REQUEST_REFUSALS,
+    Code.InvalidIdempotencyKey,
+    [Code.GenerationRejected, 'the upstream refused it; the task failed, nothing charged'],
+  ])
+  @ApiErrors(402, [Code.InsufficientBalance])
+  @ApiErrors(409, [
+    [Code.IdempotencyConflict, 'the key was used with another request'],
+    [Code.RequestInProgress, 'the request under this key is still running'],
+    [Code.GenerationFailed, 'the request under this key failed; use a new key'],
+    [Code.ReplayExpired, 'the audio under this key is no longer stored'],
+  ])
+  @ApiErrors(429, [[Code.TooManyPending, 'with `Retry-After`']])
+  @ApiErrors(503, [
+    [Code.Unavailable, 'retry later'],
+    [Code.ReconciliationRequired, 'poll the task in `x-svc-task-id`'],
+  ])
   speak(
     @CurrentKey() key: AuthenticatedKey,
     @Body() dto: CreateSpeechDto,

@@ -1,23 +1,13 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res, UseInterceptors } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiConflictResponse,
-  ApiHeader,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiPaymentRequiredResponse,
-  ApiServiceUnavailableResponse,
-  ApiTags,
-  ApiTooManyRequestsResponse,
-  ApiUnauthorizedResponse,
-} from '@nestjs/swagger';
+import { ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { Page } from '../../../libs/common/index.js';
-import { ErrorEnvelopeDto } from '../../app/error-envelope.dto.js';
+import { ApiErrors, ApiKeyUnauthorized } from '../../app/openapi-errors.js';
 import { ApiKeyRoute, type AuthenticatedKey, CurrentKey } from '../identity/index.js';
+import { AudioErrorCode as Code } from './audio-errors.js';
 import { AudioGenerationService } from './audio-generation.service.js';
 import { parseIdempotencyKey } from './audio-idempotency.js';
+import { AUDIO_LIST_REFUSALS, AUDIO_NOT_FOUND, AUDIO_REQUEST_REFUSALS } from './audio.openapi.js';
 import { AUDIO_REQUEST_SHAPE, BodyBoundInterceptor } from './body-bound.interceptor.js';
 import { AudioEstimateDto, AudioModelListDto, AudioTaskPageDto, AudioTaskResponseDto } from './audio-task.resource.js';
 import { AudioTaskService } from './audio-task.service.js';
@@ -31,7 +21,7 @@ const IDEMPOTENCY_HEADER = {
 
 @ApiTags('audio')
 @ApiKeyRoute()
-@ApiUnauthorizedResponse({ type: ErrorEnvelopeDto, description: '`audio.unauthorized`: missing, malformed, unknown or revoked key' })
+@ApiKeyUnauthorized('audio')
 @Controller('v1/audio')
 export class AudioController {
   constructor(
@@ -45,11 +35,11 @@ export class AudioController {
   @ApiOperation({ summary: 'Create a speech or dialogue task; poll it until succeeded or failed' })
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiOkResponse({ type: AudioTaskResponseDto, description: 'The task; `Idempotency-Replay: true` when the key had already created it' })
-  @ApiBadRequestResponse({ type: ErrorEnvelopeDto, description: 'invalid fields, unsupported mode or voice, text over 2,000 characters, unknown fields; before any hold' })
-  @ApiPaymentRequiredResponse({ type: ErrorEnvelopeDto, description: '`audio.insufficient_balance`' })
-  @ApiConflictResponse({ type: ErrorEnvelopeDto, description: '`audio.idempotency_conflict` or `audio.request_in_progress`' })
-  @ApiTooManyRequestsResponse({ type: ErrorEnvelopeDto, description: '`audio.too_many_pending`' })
-  @ApiServiceUnavailableResponse({ type: ErrorEnvelopeDto, description: '`audio.unavailable`' })
+  @ApiErrors(400, [...AUDIO_REQUEST_REFUSALS, Code.InvalidIdempotencyKey], { summary: 'before any hold' })
+  @ApiErrors(402, [Code.InsufficientBalance])
+  @ApiErrors(409, [[Code.IdempotencyConflict, 'the key was used with another request'], [Code.RequestInProgress, 'the request under this key is still being decided']])
+  @ApiErrors(429, [[Code.TooManyPending, 'with `Retry-After`']])
+  @ApiErrors(503, [Code.Unavailable])
   async create(
     @CurrentKey() key: AuthenticatedKey,
     @Body() dto: CreateAudioGenerationDto,
@@ -64,7 +54,7 @@ export class AudioController {
   @Get('generations')
   @ApiOperation({ summary: "The calling key's audio tasks, newest first (cursor paging); same as GET /api/svc/v1/audio/generations" })
   @ApiOkResponse({ type: AudioTaskPageDto })
-  @ApiBadRequestResponse({ type: ErrorEnvelopeDto, description: '`audio.invalid_field` or `audio.unknown_field`: a malformed `limit`, `after` or `status`, or an unknown parameter' })
+  @ApiErrors(400, AUDIO_LIST_REFUSALS)
   list(@CurrentKey() key: AuthenticatedKey, @Query() query: ListAudioGenerationsQueryDto): Promise<Page<AudioTaskResponseDto>> {
     return this.audioTasks.list(key, query);
   }
@@ -72,7 +62,7 @@ export class AudioController {
   @Get('generations/:id')
   @ApiOperation({ summary: 'Read an audio task (full id with `audio:`); every read mints fresh links' })
   @ApiOkResponse({ type: AudioTaskResponseDto })
-  @ApiNotFoundResponse({ type: ErrorEnvelopeDto, description: '`audio.not_found`: missing, or owned by another key' })
+  @ApiErrors(404, [AUDIO_NOT_FOUND])
   get(@CurrentKey() key: AuthenticatedKey, @Param('id') id: string): Promise<AudioTaskResponseDto> {
     return this.audioTasks.get(key, id);
   }
@@ -82,8 +72,8 @@ export class AudioController {
   @UseInterceptors(new BodyBoundInterceptor(AUDIO_REQUEST_SHAPE))
   @ApiOperation({ summary: 'What a generation request would cost: the same validation, no hold, no task' })
   @ApiOkResponse({ type: AudioEstimateDto })
-  @ApiBadRequestResponse({ type: ErrorEnvelopeDto, description: 'the creation refusals (fields, mode, voices, text length, webhook endpoint)' })
-  @ApiServiceUnavailableResponse({ type: ErrorEnvelopeDto, description: '`audio.unavailable`' })
+  @ApiErrors(400, AUDIO_REQUEST_REFUSALS, { summary: 'the creation refusals' })
+  @ApiErrors(503, [Code.Unavailable])
   estimate(@CurrentKey() key: AuthenticatedKey, @Body() dto: CreateAudioGenerationDto): Promise<AudioEstimateDto> {
     return this.generations.estimate(key, dto);
   }
@@ -99,7 +89,7 @@ export class AudioController {
 /** The listing path of the spec (Endpoints › Audio 3) and the retrieval beside it (DESIGN §4). */
 @ApiTags('audio')
 @ApiKeyRoute()
-@ApiUnauthorizedResponse({ type: ErrorEnvelopeDto, description: '`audio.unauthorized`: missing, malformed, unknown or revoked key' })
+@ApiKeyUnauthorized('audio')
 @Controller('api/svc/v1/audio/generations')
 export class AudioListingController {
   constructor(private readonly audioTasks: AudioTaskService) {}
@@ -107,7 +97,7 @@ export class AudioListingController {
   @Get()
   @ApiOperation({ summary: "The calling key's audio tasks, newest first (cursor paging)" })
   @ApiOkResponse({ type: AudioTaskPageDto })
-  @ApiBadRequestResponse({ type: ErrorEnvelopeDto, description: '`audio.invalid_field` or `audio.unknown_field`: a malformed `limit`, `after` or `status`, or an unknown parameter' })
+  @ApiErrors(400, AUDIO_LIST_REFUSALS)
   list(@CurrentKey() key: AuthenticatedKey, @Query() query: ListAudioGenerationsQueryDto): Promise<Page<AudioTaskResponseDto>> {
     return this.audioTasks.list(key, query);
   }
@@ -115,7 +105,7 @@ export class AudioListingController {
   @Get(':id')
   @ApiOperation({ summary: 'Read an audio task; every read mints fresh links' })
   @ApiOkResponse({ type: AudioTaskResponseDto })
-  @ApiNotFoundResponse({ type: ErrorEnvelopeDto, description: '`audio.not_found`' })
+  @ApiErrors(404, [AUDIO_NOT_FOUND])
   get(@CurrentKey() key: AuthenticatedKey, @Param('id') id: string): Promise<AudioTaskResponseDto> {
     return this.audioTasks.get(key, id);
   }

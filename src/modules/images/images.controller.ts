@@ -1,23 +1,15 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import {
-  ApiBadGatewayResponse,
-  ApiBadRequestResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiPayloadTooLargeResponse,
-  ApiPaymentRequiredResponse,
-  ApiServiceUnavailableResponse,
-  ApiTags,
-  ApiUnauthorizedResponse,
-  ApiUnprocessableEntityResponse,
-} from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RouteConfig } from '@nestjs/platform-fastify';
-import { ErrorEnvelopeDto } from '../../app/error-envelope.dto.js';
+import { RequestErrorCode } from '../../../libs/common/index.js';
+import { ApiErrors, ApiKeyUnauthorized } from '../../app/openapi-errors.js';
+import { namedSchema } from '../../app/openapi-schemas.js';
 import { ApiKeyRoute, type AuthenticatedKey, CurrentKey } from '../identity/index.js';
 import { CreateImageGenerationDto } from './dto/create-image-generation.dto.js';
+import { ImageErrorCode as Code } from './image-errors.js';
 import { ImageGenerationService, type ImageGenerationResponse } from './image-generation.service.js';
 
-const RESPONSE_SCHEMA = {
+const RESPONSE_SCHEMA = namedSchema('ImageGeneration', {
   type: 'object',
   required: ['id', 'model', 'status', 'outputs'],
   properties: {
@@ -34,7 +26,7 @@ const RESPONSE_SCHEMA = {
       },
     },
   },
-};
+});
 
 @ApiTags('images')
 @ApiKeyRoute()
@@ -48,24 +40,35 @@ export class ImagesController {
   @RouteConfig({ bodyLimit: 'text' })
   @ApiOperation({ summary: 'Generate one image (synchronous); the answer carries a public link valid 24 hours' })
   @ApiOkResponse({ schema: RESPONSE_SCHEMA })
-  @ApiBadRequestResponse({
-    type: ErrorEnvelopeDto,
-    description:
-      'Every refusal, before any hold, naming the field or `assets.referenceImages.<index>`: `image.invalid_field`, `image.unknown_field` (any depth), ' +
-      '`image.unknown_model`, `image.unsupported_size`, `image.unsupported_aspect_ratio`, `image.prompt_required`, `image.prompt_too_long`, ' +
-      '`image.unsupported_candidate_count`, `image.invalid_reference` (not HTTPS or Base64 data, raw `gs://`, bad Base64, over 7 MiB), ' +
-      '`image.unsupported_reference_format`, `image.reference_fetch_failed`, `image.references_too_large` (over 20 MiB together); ' +
-      '`request.invalid_json`. After the hold: `image.content_refused` when the upstream refuses for safety (hold released, nothing charged).',
-  })
-  @ApiUnauthorizedResponse({ type: ErrorEnvelopeDto, description: '`image.unauthorized`: missing, malformed or revoked API key' })
-  @ApiPaymentRequiredResponse({ type: ErrorEnvelopeDto, description: '`image.insufficient_balance`: the wallet cannot cover the hold (nothing held)' })
-  @ApiPayloadTooLargeResponse({ type: ErrorEnvelopeDto, description: '`request.body_too_large`: the body is over TEXT_BODY_LIMIT_BYTES (32 MiB by default, room for 20 MiB of Base64 references)' })
-  @ApiUnprocessableEntityResponse({ type: ErrorEnvelopeDto, description: '`image.no_image`: the upstream answered without an image (hold released, nothing charged)' })
-  @ApiBadGatewayResponse({ type: ErrorEnvelopeDto, description: '`image.upstream_failed`: the upstream failed for good (hold released, nothing charged)' })
-  @ApiServiceUnavailableResponse({
-    type: ErrorEnvelopeDto,
-    description: '`image.unavailable` (before any hold), `image.upstream_unavailable` with `Retry-After` when known (hold released, nothing charged)',
-  })
+  @ApiErrors(
+    400,
+    [
+      Code.InvalidField,
+      [Code.UnknownField, 'any depth'],
+      Code.UnknownModel,
+      Code.UnsupportedSize,
+      Code.UnsupportedAspectRatio,
+      Code.PromptRequired,
+      Code.PromptTooLong,
+      Code.UnsupportedCandidateCount,
+      [Code.InvalidReference, 'not HTTPS or Base64 data, raw `gs://`, bad Base64, over 7 MiB'],
+      Code.UnsupportedReferenceFormat,
+      Code.ReferenceFetchFailed,
+      [Code.ReferencesTooLarge, 'over 20 MiB together'],
+      RequestErrorCode.InvalidJson,
+      [Code.ContentRefused, 'after the hold: the upstream refuses for safety (hold released, nothing charged)'],
+    ],
+    { summary: 'every refusal before any hold names the field or `assets.referenceImages.<index>`' },
+  )
+  @ApiKeyUnauthorized('image')
+  @ApiErrors(402, [['image.insufficient_balance', 'the wallet cannot cover the hold (nothing held)']])
+  @ApiErrors(413, [[RequestErrorCode.BodyTooLarge, 'over TEXT_BODY_LIMIT_BYTES (32 MiB by default, room for 20 MiB of Base64 references)']])
+  @ApiErrors(422, [[Code.NoImage, 'the upstream answered without an image (hold released, nothing charged)']])
+  @ApiErrors(502, [[Code.UpstreamFailed, 'the upstream failed for good (hold released, nothing charged)']])
+  @ApiErrors(503, [
+    [Code.Unavailable, 'before any hold'],
+    [Code.UpstreamUnavailable, 'with `Retry-After` when known (hold released, nothing charged)'],
+  ])
   generate(@CurrentKey() key: AuthenticatedKey, @Body() dto: CreateImageGenerationDto): Promise<ImageGenerationResponse> {
     return this.images.generate(key, dto);
   }

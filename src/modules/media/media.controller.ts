@@ -1,19 +1,15 @@
 import { Controller, Get, Head, Param, Req, Res } from '@nestjs/common';
-import {
-  ApiForbiddenResponse,
-  ApiHeader,
-  ApiNotFoundResponse,
-  ApiOperation,
-  ApiParam,
-  ApiProduces,
-  ApiQuery,
-  ApiResponse,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiHeader, ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ErrorEnvelopeDto } from '../../app/error-envelope.dto.js';
+import { ApiErrors } from '../../app/openapi-errors.js';
 import { Public } from '../identity/index.js';
 import { MediaDelivery } from './media-delivery.service.js';
+
+const SignedLinkRefused = () =>
+  ApiErrors(403, [
+    ['media.invalid_signature', 'bad or missing signature'],
+    ['media.link_expired', 'past `exp`'],
+  ]);
 
 const BYTES = { description: 'The bytes (or the requested range), with the stored Content-Type', schema: { type: 'string', format: 'binary' } };
 
@@ -29,8 +25,8 @@ const BYTES = { description: 'The bytes (or the requested range), with the store
 @ApiResponse({ status: 200, ...BYTES })
 @ApiResponse({ status: 206, ...BYTES, description: 'The requested range, with Content-Range' })
 @ApiResponse({ status: 304, description: 'If-None-Match matched the ETag' })
-@ApiResponse({ status: 416, type: ErrorEnvelopeDto, description: '`media.range_not_satisfiable`, with `Content-Range: bytes */<size>`' })
-@ApiNotFoundResponse({ type: ErrorEnvelopeDto, description: '`media.not_found`: deleted, expired or missing media' })
+@ApiErrors(416, [['media.range_not_satisfiable', 'with `Content-Range: bytes */<size>`']])
+@ApiErrors(404, [['media.not_found', 'deleted, expired or missing media']])
 @Controller('media')
 export class MediaController {
   constructor(private readonly delivery: MediaDelivery) {}
@@ -54,6 +50,7 @@ export class MediaController {
   @ApiParam({ name: 'path', description: 'Media key, slashes included (e.g. video/<workspaceId>/<taskId>.mp4)' })
   @ApiQuery({ name: 'exp', description: 'Expiry, unix seconds' })
   @ApiQuery({ name: 'sig', description: 'base64url HMAC-SHA256 of key + "\\n" + exp' })
+  @SignedLinkRefused()
   headSigned(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     return this.delivery.serveSigned(request, reply);
   }
@@ -63,7 +60,7 @@ export class MediaController {
   @ApiParam({ name: 'path', description: 'Media key, slashes included (e.g. video/<workspaceId>/<taskId>.mp4)' })
   @ApiQuery({ name: 'exp', description: 'Expiry, unix seconds' })
   @ApiQuery({ name: 'sig', description: 'base64url HMAC-SHA256 of key + "\\n" + exp' })
-  @ApiForbiddenResponse({ type: ErrorEnvelopeDto, description: '`media.invalid_signature` (bad or missing signature) or `media.link_expired`' })
+  @SignedLinkRefused()
   getSigned(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     return this.delivery.serveSigned(request, reply);
   }

@@ -1,8 +1,5 @@
-import type { ApiBody } from '@nestjs/swagger';
 import { TEXT_MODEL_IDS } from '../../../libs/providers/index.js';
-
-/** @nestjs/swagger does not export its SchemaObject type from the package root. */
-type SchemaObject = Exclude<Extract<Parameters<typeof ApiBody>[0], { schema: unknown }>['schema'], { $ref: string }>;
+import { namedSchema, type SchemaObject } from '../../app/openapi-schemas.js';
 
 /**
  * OpenAPI descriptions of the text bodies. They document the contract (spec, Text generation);
@@ -43,7 +40,7 @@ const usage: SchemaObject = {
   properties: { prompt_tokens: { type: 'integer' }, completion_tokens: { type: 'integer' }, total_tokens: { type: 'integer' } },
 };
 
-export const CHAT_REQUEST_SCHEMA: SchemaObject = {
+export const CHAT_REQUEST_SCHEMA = namedSchema('ChatCompletionRequest', {
   type: 'object',
   required: ['model', 'messages'],
   additionalProperties: true,
@@ -78,9 +75,9 @@ export const CHAT_REQUEST_SCHEMA: SchemaObject = {
     tools: { type: 'array', items: { type: 'object', description: '`{type: "function", function: {name, description, parameters}}`' } },
     ...sampling,
   },
-};
+});
 
-export const RESPONSES_REQUEST_SCHEMA: SchemaObject = {
+export const RESPONSES_REQUEST_SCHEMA = namedSchema('ResponseRequest', {
   type: 'object',
   required: ['model', 'input'],
   additionalProperties: true,
@@ -107,9 +104,9 @@ export const RESPONSES_REQUEST_SCHEMA: SchemaObject = {
     tools: { type: 'array', items: { type: 'object', description: '`{type: "function", name, description, parameters}`' } },
     ...sampling,
   },
-};
+});
 
-export const CHAT_RESPONSE_SCHEMA: SchemaObject = {
+export const CHAT_RESPONSE_SCHEMA = namedSchema('ChatCompletion', {
   type: 'object',
   description: 'JSON when `stream` is false; `text/event-stream` of chat.completion.chunk objects ending with `data: [DONE]` when true',
   properties: {
@@ -130,9 +127,9 @@ export const CHAT_RESPONSE_SCHEMA: SchemaObject = {
     },
     usage,
   },
-};
+});
 
-export const RESPONSE_SCHEMA: SchemaObject = {
+export const RESPONSE_SCHEMA = namedSchema('Response', {
   type: 'object',
   description: 'JSON when `stream` is false; typed `text/event-stream` events ending with one terminal event when true',
   properties: {
@@ -145,14 +142,27 @@ export const RESPONSE_SCHEMA: SchemaObject = {
     output_text: { type: 'string' },
     usage: { type: 'object', properties: { input_tokens: { type: 'integer' }, output_tokens: { type: 'integer' }, total_tokens: { type: 'integer' } } },
   },
-};
+});
 
 const modelObject: SchemaObject = {
   type: 'object',
   properties: { id: model, object: { type: 'string', enum: ['model'] }, created: { type: 'integer' }, owned_by: { type: 'string' } },
 };
-export const MODEL_SCHEMA = modelObject;
-export const MODEL_LIST_SCHEMA: SchemaObject = {
+export const MODEL_SCHEMA = namedSchema('TextModel', modelObject);
+export const MODEL_LIST_SCHEMA = namedSchema('TextModelList', {
   type: 'object',
-  properties: { object: { type: 'string', enum: ['list'] }, data: { type: 'array', items: modelObject } },
-};
+  properties: { object: { type: 'string', enum: ['list'] }, data: { type: 'array', items: MODEL_SCHEMA } },
+});
+
+/**
+ * The streamed answers (`stream: true`): one `data:` line per event. Chat-style chunks end with
+ * `data: [DONE]`; Responses-style typed events end with one terminal event (spec › Text streaming).
+ */
+export const CHAT_STREAM_SCHEMA = namedSchema('ChatCompletionStream', {
+  type: 'string',
+  description: '`data: <chat.completion.chunk JSON>` lines; a final chunk with empty `choices` carries `usage`; then `data: [DONE]` after settlement. An `error` event without `[DONE]` is an incomplete stream',
+});
+export const RESPONSE_STREAM_SCHEMA = namedSchema('ResponseStream', {
+  type: 'string',
+  description: '`event: <type>` / `data: <JSON>` pairs: response.created, response.in_progress, output item, text and function-call-argument deltas and done events, then one of response.completed, response.incomplete, response.failed (or `event: error`). No `[DONE]`',
+});

@@ -4,6 +4,7 @@ import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class
 import { Clock, DEFAULT_PAGE_LIMIT, decodeCursor, notFound, type Page, toPage, isUuid } from '../../../libs/common/index.js';
 import { IdentityService } from '../identity/identity.service.js';
 import { AdminRoute } from '../identity/index.js';
+import { ApiAdminErrors, ApiErrors } from '../../app/openapi-errors.js';
 import type { VideoGcsPrefixEntity } from './video-task.entity.js';
 import { VideoTaskRepository } from './video-task.repository.js';
 
@@ -30,6 +31,12 @@ export class GcsPrefixDto {
   @ApiProperty() createdAt!: string;
 }
 
+export class GcsPrefixPageDto {
+  @ApiProperty({ type: [GcsPrefixDto] }) items!: GcsPrefixDto[];
+  @ApiProperty() hasMore!: boolean;
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as `after` for the next page; null on the last' }) nextCursor!: string | null;
+}
+
 const toDto = (row: VideoGcsPrefixEntity): GcsPrefixDto => ({
   id: row.id,
   workspaceId: row.workspaceId,
@@ -44,6 +51,8 @@ const toDto = (row: VideoGcsPrefixEntity): GcsPrefixDto => ({
  */
 @ApiTags('admin')
 @AdminRoute()
+@ApiAdminErrors()
+@ApiErrors(404, [['admin.not_found', 'no such workspace']])
 @Controller('admin/v1/workspaces/:id/gcs-prefixes')
 export class GcsPrefixController {
   constructor(
@@ -65,6 +74,7 @@ export class GcsPrefixController {
   @Get()
   @ApiOperation({ summary: "The workspace's registered gs:// prefixes, newest first" })
   @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiOkResponse({ type: GcsPrefixPageDto })
   async list(@Param('id') id: string, @Query() query: GcsPrefixPageQueryDto): Promise<Page<GcsPrefixDto>> {
     await this.workspace(id);
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT;

@@ -1,17 +1,18 @@
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiBadRequestResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Page } from '../../../libs/common/index.js';
-import { ErrorEnvelopeDto } from '../../app/error-envelope.dto.js';
+import { ApiErrors, ApiKeyUnauthorized } from '../../app/openapi-errors.js';
 import { ApiKeyRoute, type AuthenticatedKey, CurrentKey } from '../identity/index.js';
 import { ListWebhookDeliveriesQueryDto, WebhookDeliveryPageDto, WebhookDeliveryResponseDto } from './dto/list-webhook-deliveries.dto.js';
 import { WebhookDeliveriesService } from './webhook-deliveries.service.js';
-import { WEBHOOK_UNAUTHORIZED } from './webhook-errors.js';
+import { WebhookDeliveryErrorCode } from './webhook-delivery-errors.js';
+import { WebhookErrorCode } from './webhook-errors.js';
 import type { WebhookDeliveryResource } from './webhook-delivery.types.js';
 
 @ApiTags('webhooks')
 @ApiKeyRoute()
-@ApiUnauthorizedResponse({ type: ErrorEnvelopeDto, description: WEBHOOK_UNAUTHORIZED })
-@ApiNotFoundResponse({ type: ErrorEnvelopeDto, description: '`webhook.not_found`: no such endpoint or delivery for this key' })
+@ApiKeyUnauthorized('webhook')
+@ApiErrors(404, [[WebhookErrorCode.NotFound, 'no such endpoint or delivery for this key']])
 @Controller('api/svc/v1/webhook-endpoints/:id/deliveries')
 export class WebhookDeliveriesController {
   constructor(private readonly deliveries: WebhookDeliveriesService) {}
@@ -19,7 +20,10 @@ export class WebhookDeliveriesController {
   @Get()
   @ApiOperation({ summary: "The endpoint's deliveries, newest first" })
   @ApiOkResponse({ type: WebhookDeliveryPageDto })
-  @ApiBadRequestResponse({ type: ErrorEnvelopeDto, description: '`webhook.invalid_field` (`limit` not 1–100, a malformed `after` cursor), `webhook.unknown_field` (another query parameter)' })
+  @ApiErrors(400, [
+    ['webhook.invalid_field', '`limit` not 1–100, a malformed `after` cursor'],
+    ['webhook.unknown_field', 'another query parameter'],
+  ])
   list(@CurrentKey() key: AuthenticatedKey, @Param('id') id: string, @Query() query: ListWebhookDeliveriesQueryDto): Promise<Page<WebhookDeliveryResource>> {
     return this.deliveries.list(key, id, query);
   }
@@ -28,7 +32,7 @@ export class WebhookDeliveriesController {
   @HttpCode(202)
   @ApiOperation({ summary: 'One new attempt now for an eligible failed delivery (same event id, fresh signature time)' })
   @ApiAcceptedResponse({ type: WebhookDeliveryResponseDto, description: 'The delivery, pending, its attempt queued' })
-  @ApiConflictResponse({ type: ErrorEnvelopeDto, description: '`webhook.delivery_not_retryable`: not failed, endpoint disabled, or event seven days old or more' })
+  @ApiErrors(409, [[WebhookDeliveryErrorCode.DeliveryNotRetryable, 'not failed, endpoint disabled, or event seven days old or more']])
   retry(@CurrentKey() key: AuthenticatedKey, @Param('id') id: string, @Param('deliveryId') deliveryId: string): Promise<WebhookDeliveryResource> {
     return this.deliveries.retry(key, id, deliveryId);
   }

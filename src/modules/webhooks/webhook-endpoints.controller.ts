@@ -1,29 +1,29 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiConflictResponse,
-  ApiCreatedResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-  ApiUnauthorizedResponse,
-} from '@nestjs/swagger';
-import { ErrorEnvelopeDto } from '../../app/error-envelope.dto.js';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrors, ApiKeyUnauthorized, type ErrorCase } from '../../app/openapi-errors.js';
 import { ApiKeyRoute, type AuthenticatedKey, CurrentKey } from '../identity/index.js';
 import { CreateWebhookEndpointDto } from './dto/create-webhook-endpoint.dto.js';
 import { UpdateWebhookEndpointDto } from './dto/update-webhook-endpoint.dto.js';
 import { WebhookEndpointListDto, WebhookEndpointResponseDto, WebhookEndpointSecretDto } from './webhook-endpoint.resource.js';
 import { WebhookEndpointCommands } from './webhook-endpoint-commands.js';
-import { WEBHOOK_UNAUTHORIZED } from './webhook-errors.js';
+import { WebhookErrorCode as Code } from './webhook-errors.js';
 
-const REFUSALS =
-  '`webhook.invalid_url`, `webhook.url_scheme_not_allowed`, `webhook.url_address_not_allowed`, `webhook.url_port_not_allowed`, ' +
-  '`webhook.events_empty`, `webhook.unknown_event`, `webhook.duplicate_event`, `webhook.invalid_field`, `webhook.unknown_field`';
+const REFUSALS: readonly ErrorCase[] = [
+  Code.InvalidUrl,
+  Code.UrlSchemeNotAllowed,
+  Code.UrlAddressNotAllowed,
+  Code.UrlPortNotAllowed,
+  Code.EventsEmpty,
+  Code.UnknownEvent,
+  Code.DuplicateEvent,
+  'webhook.invalid_field',
+  'webhook.unknown_field',
+];
+const NotFound = () => ApiErrors(404, [Code.NotFound]);
 
 @ApiTags('webhooks')
 @ApiKeyRoute()
-@ApiUnauthorizedResponse({ type: ErrorEnvelopeDto, description: WEBHOOK_UNAUTHORIZED })
+@ApiKeyUnauthorized('webhook')
 @Controller('api/svc/v1/webhook-endpoints')
 export class WebhookEndpointsController {
   constructor(private readonly endpoints: WebhookEndpointCommands) {}
@@ -32,8 +32,8 @@ export class WebhookEndpointsController {
   @HttpCode(201)
   @ApiOperation({ summary: 'Register a receiver; the signing secret is shown only in this answer' })
   @ApiCreatedResponse({ type: WebhookEndpointSecretDto })
-  @ApiBadRequestResponse({ type: ErrorEnvelopeDto, description: REFUSALS })
-  @ApiConflictResponse({ type: ErrorEnvelopeDto, description: '`webhook.endpoint_limit`' })
+  @ApiErrors(400, REFUSALS)
+  @ApiErrors(409, [[Code.EndpointLimit, 'the key holds WEBHOOK_MAX_ENDPOINTS_PER_KEY endpoints']])
   create(@CurrentKey() key: AuthenticatedKey, @Body() dto: CreateWebhookEndpointDto): Promise<WebhookEndpointSecretDto> {
     return this.endpoints.create(key, dto);
   }
@@ -48,8 +48,8 @@ export class WebhookEndpointsController {
   @Patch(':id')
   @ApiOperation({ summary: 'Change any of url, events, enabled' })
   @ApiOkResponse({ type: WebhookEndpointResponseDto })
-  @ApiBadRequestResponse({ type: ErrorEnvelopeDto, description: REFUSALS })
-  @ApiNotFoundResponse({ type: ErrorEnvelopeDto, description: '`webhook.not_found`' })
+  @ApiErrors(400, REFUSALS)
+  @NotFound()
   update(@CurrentKey() key: AuthenticatedKey, @Param('id') id: string, @Body() dto: UpdateWebhookEndpointDto): Promise<WebhookEndpointResponseDto> {
     return this.endpoints.update(key, id, dto);
   }
@@ -58,7 +58,7 @@ export class WebhookEndpointsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Disable the endpoint (kept and still listed, `enabled: false`); deliveries stop' })
   @ApiOkResponse({ type: WebhookEndpointResponseDto })
-  @ApiNotFoundResponse({ type: ErrorEnvelopeDto, description: '`webhook.not_found`' })
+  @NotFound()
   disable(@CurrentKey() key: AuthenticatedKey, @Param('id') id: string): Promise<WebhookEndpointResponseDto> {
     return this.endpoints.disable(key, id);
   }
@@ -67,7 +67,7 @@ export class WebhookEndpointsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Replace the signing secret; the old one stops signing at once; the new one is shown only here' })
   @ApiOkResponse({ type: WebhookEndpointSecretDto })
-  @ApiNotFoundResponse({ type: ErrorEnvelopeDto, description: '`webhook.not_found`' })
+  @NotFound()
   rotateSecret(@CurrentKey() key: AuthenticatedKey, @Param('id') id: string): Promise<WebhookEndpointSecretDto> {
     return this.endpoints.rotateSecret(key, id);
   }

@@ -29,6 +29,3 @@ export enum WebhookErrorCode {
 export const webhookRefusal = (code: WebhookErrorCode, message: string): DomainError => new DomainError(400, code, message);
 
 export const endpointNotFound = (): DomainError => new DomainError(404, WebhookErrorCode.NotFound, 'webhook endpoint not found');
-
-/** The OpenAPI description of the 401 every webhook route answers (the code comes from the route prefix). */
-export const WEBHOOK_UNAUTHORIZED = '`webhook.unauthorized`: missing, malformed, unknown or revoked key';

@@ -1,28 +1,18 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseInterceptors } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiConflictResponse,
-  ApiNoContentResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiQuery,
-  ApiServiceUnavailableResponse,
-  ApiTags,
-  ApiUnauthorizedResponse,
-} from '@nestjs/swagger';
-import { ErrorEnvelopeDto } from '../../../app/error-envelope.dto.js';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiErrors, ApiKeyUnauthorized } from '../../../app/openapi-errors.js';
 import { ApiKeyRoute, type AuthenticatedKey, CurrentKey } from '../../identity/index.js';
 import { BodyBoundInterceptor, VOICE_IMPORT_SHAPE } from '../body-bound.interceptor.js';
 import { ImportVoiceDto } from './dto/import-voice.dto.js';
 import { type VoiceLibraryRequest, VoiceLibraryQueryPipe } from './dto/voice-library.query.js';
+import { VoiceErrorCode as Code } from './voice-errors.js';
 import { SavedVoicesService } from './saved-voices.service.js';
 import { SavedVoiceListDto, SavedVoiceResponseDto, VoiceLibraryPageDto } from './voice.resource.js';
 import { VoiceLibraryService } from './voice-library.service.js';
 
 @ApiTags('audio')
 @ApiKeyRoute()
-@ApiUnauthorizedResponse({ type: ErrorEnvelopeDto, description: '`audio.unauthorized`: missing, malformed, unknown or revoked key' })
+@ApiKeyUnauthorized('audio')
 @Controller('v1/audio')
 export class VoicesController {
   constructor(
@@ -39,8 +29,8 @@ export class VoicesController {
   @ApiQuery({ name: 'page', required: false, description: 'Zero-based, at most 10000' })
   @ApiQuery({ name: 'voiceId', required: false, description: 'Exact lookup: that voice when it is usable, else an empty page' })
   @ApiOkResponse({ type: VoiceLibraryPageDto })
-  @ApiBadRequestResponse({ type: ErrorEnvelopeDto, description: '`audio.invalid_query`: an unknown, repeated or malformed parameter' })
-  @ApiServiceUnavailableResponse({ type: ErrorEnvelopeDto, description: '`audio.unavailable`' })
+  @ApiErrors(400, [[Code.InvalidQuery, 'an unknown, repeated or malformed parameter']])
+  @ApiErrors(503, ['audio.unavailable'])
   voiceLibrary(@CurrentKey() key: AuthenticatedKey, @Query(VoiceLibraryQueryPipe) query: VoiceLibraryRequest): Promise<VoiceLibraryPageDto> {
     return this.library.page(key, query);
   }
@@ -57,9 +47,9 @@ export class VoicesController {
   @UseInterceptors(new BodyBoundInterceptor(VOICE_IMPORT_SHAPE))
   @ApiOperation({ summary: 'Save an official voice as a favourite (no clone, no transfer); importing it again updates the alias' })
   @ApiOkResponse({ type: SavedVoiceResponseDto })
-  @ApiBadRequestResponse({ type: ErrorEnvelopeDto, description: '`audio.voice_unsupported`, `audio.invalid_field`, `audio.unknown_field`' })
-  @ApiConflictResponse({ type: ErrorEnvelopeDto, description: '`audio.alias_conflict`, `audio.saved_voices_limit`' })
-  @ApiServiceUnavailableResponse({ type: ErrorEnvelopeDto, description: '`audio.unavailable`: the voice catalogue cannot be read' })
+  @ApiErrors(400, [Code.VoiceUnsupported, 'audio.invalid_field', 'audio.unknown_field'])
+  @ApiErrors(409, [[Code.AliasConflict, 'the alias names another saved voice'], [Code.SavedVoicesLimit, 'the key holds the most saved voices it may keep']])
+  @ApiErrors(503, [['audio.unavailable', 'the voice catalogue cannot be read']])
   import(@CurrentKey() key: AuthenticatedKey, @Body() dto: ImportVoiceDto): Promise<SavedVoiceResponseDto> {
     return this.saved.import(key, dto);
   }
@@ -68,7 +58,7 @@ export class VoicesController {
   @HttpCode(204)
   @ApiOperation({ summary: 'Remove a saved voice of the calling key, named by voice id or alias' })
   @ApiNoContentResponse()
-  @ApiNotFoundResponse({ type: ErrorEnvelopeDto, description: '`audio.voice_not_found`: not saved by this key' })
+  @ApiErrors(404, [[Code.VoiceNotFound, 'not saved by this key']])
   remove(@CurrentKey() key: AuthenticatedKey, @Param('voiceIdOrAlias') voiceIdOrAlias: string): Promise<void> {
     return this.saved.remove(key, voiceIdOrAlias);
   }
