@@ -29,7 +29,8 @@ export function ApiErrors(status: number, cases: readonly ErrorCase[], options: 
   const entries = cases.map((c) => (typeof c === 'string' ? { code: c, when: undefined } : { code: c[0], when: c[1] }));
   const listed = entries.map(({ code, when }) => (when ? `\`${code}\` (${when})` : `\`${code}\``)).join('; ');
   const examples = Object.fromEntries(
-    entries.map(({ code, when }) => [code, { summary: when ?? code, value: envelope.example(status, code, when ?? code.replace(/^[a-z]+\./, '').replaceAll('_', ' ')) }]),
+    // The message of a real answer says more; the example's is the code in words.
+    entries.map(({ code, when }) => [code, { summary: code, description: when, value: envelope.example(status, code, code.replace(/^[a-z]+\./, '').replaceAll('_', ' ')) }]),
   );
   return applyDecorators(
     ApiExtraModels(envelope.type),
@@ -42,8 +43,7 @@ export function ApiErrors(status: number, cases: readonly ErrorCase[], options: 
 }
 
 /** The 401 of every API-key route; `domain` is the route's error prefix (`audio`, `video`, …). */
-export const ApiKeyUnauthorized = (domain: string, envelope?: ErrorEnvelopeDoc) =>
-  ApiErrors(401, [[`${domain}.unauthorized`, 'missing, malformed, unknown or revoked API key']], { envelope });
+export const ApiKeyUnauthorized = (domain: string) => ApiErrors(401, [[`${domain}.unauthorized`, 'missing, malformed, unknown or revoked API key']]);
 
 /** Every admin route: the admin token, and the strict pipe's refusals (fields, parameters). */
 export const ApiAdminErrors = () =>
