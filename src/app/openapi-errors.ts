@@ -45,9 +45,8 @@ export function ApiErrors(status: number, cases: readonly ErrorCase[], options: 
 /** The 401 of every API-key route; `domain` is the route's error prefix (`audio`, `video`, …). */
 export const ApiKeyUnauthorized = (domain: string) => ApiErrors(401, [[`${domain}.unauthorized`, 'missing, malformed, unknown or revoked API key']]);
 
-/** Every admin route: the admin token, and the strict pipe's refusals (fields, parameters). */
-export const ApiAdminErrors = () =>
-  applyDecorators(
-    ApiErrors(401, [['admin.unauthorized', 'missing or wrong admin token']]),
-    ApiErrors(400, [['admin.invalid_field', 'naming the field'], ['admin.unknown_field', 'naming the field']]),
-  );
+/** The 401 of every admin route. */
+export const ApiAdminUnauthorized = () => ApiErrors(401, [['admin.unauthorized', 'missing or wrong admin token']]);
+
+/** The strict pipe's refusals on an admin route that takes a body or query parameters. */
+export const ApiAdminRefusals = () => ApiErrors(400, [['admin.invalid_field', 'naming the field'], ['admin.unknown_field', 'naming the field']]);

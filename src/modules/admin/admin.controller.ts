@@ -8,7 +8,7 @@ import {
 } from '@nestjs/swagger';
 import { CommonErrorCode, DEFAULT_PAGE_LIMIT, decodeCursor, DomainError, encodeCursor, invalidField, notFound, type Page } from '../../../libs/common/index.js';
 import type { FastifyReply } from 'fastify';
-import { ApiAdminErrors, ApiErrors } from '../../app/openapi-errors.js';
+import { ApiAdminRefusals, ApiAdminUnauthorized, ApiErrors } from '../../app/openapi-errors.js';
 import { AppConfig } from '../../config/app-config.js';
 import { QUEUE_DASHBOARD_PATH, QueueDashboardCookie } from '../../queue/queue-dashboard-cookie.js';
 import { WalletResponseDto } from '../billing/index.js';
@@ -60,7 +60,7 @@ const WORKSPACE_ID = { name: 'id', format: 'uuid', description: 'Workspace id; a
 
 @ApiTags('admin')
 @AdminRoute()
-@ApiAdminErrors()
+@ApiAdminUnauthorized()
 @Controller('admin/v1')
 export class AdminController {
   constructor(
@@ -79,6 +79,7 @@ export class AdminController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Create a workspace (empty live and test wallets)' })
   @ApiOkResponse({ type: WorkspaceDto })
+  @ApiAdminRefusals()
   createWorkspace(@Body() body: CreateWorkspaceDto): Promise<WorkspaceDto> {
     return this.admin.createWorkspace(body);
   }
@@ -86,6 +87,7 @@ export class AdminController {
   @Get('workspaces')
   @ApiOperation({ summary: 'Workspaces, newest first, with their wallet figures; `q` searches a part of the name or the whole id' })
   @ApiOkResponse({ type: WorkspacePageDto })
+  @ApiAdminRefusals()
   listWorkspaces(@Query() query: WorkspaceQueryDto): Promise<Page<WorkspaceDetailDto>> {
     return this.admin.listWorkspaces(query);
   }
@@ -105,6 +107,7 @@ export class AdminController {
   @ApiParam(WORKSPACE_ID)
   @ApiOkResponse({ type: IssuedApiKeyDto })
   @ApiErrors(404, ['admin.not_found'])
+  @ApiAdminRefusals()
   issueApiKey(@Param('id') id: string, @Body() body: IssueApiKeyDto): Promise<IssuedApiKeyDto> {
     return this.admin.issueApiKey(id, body);
   }
@@ -114,6 +117,7 @@ export class AdminController {
   @ApiParam(WORKSPACE_ID)
   @ApiOkResponse({ type: ApiKeyPageDto })
   @ApiErrors(404, ['admin.not_found'])
+  @ApiAdminRefusals()
   listApiKeys(@Param('id') id: string, @Query() query: PageQueryDto): Promise<Page<ApiKeyDto>> {
     return this.admin.listApiKeys(id, query);
   }
@@ -135,6 +139,7 @@ export class AdminController {
   @ApiOkResponse({ type: WalletResponseDto })
   @ApiErrors(404, ['admin.not_found'])
   @ApiErrors(409, [['admin.conflict', 'the reference was used for another amount']])
+  @ApiAdminRefusals()
   credit(@Param('id') id: string, @Body() body: CreditWalletDto): Promise<WalletResource> {
     return this.admin.credit(id, body);
   }
@@ -144,6 +149,7 @@ export class AdminController {
   @ApiParam(WORKSPACE_ID)
   @ApiOkResponse({ type: WalletResponseDto })
   @ApiErrors(404, ['admin.not_found'])
+  @ApiAdminRefusals()
   wallet(@Param('id') id: string, @Query() query: WalletQueryDto): Promise<WalletResource> {
     return this.admin.wallet(id, query.environment);
   }
@@ -153,6 +159,7 @@ export class AdminController {
   @ApiParam(WORKSPACE_ID)
   @ApiOkResponse({ type: LedgerPageDto })
   @ApiErrors(404, ['admin.not_found'])
+  @ApiAdminRefusals()
   ledger(@Param('id') id: string, @Query() query: LedgerQueryDto): Promise<Page<LedgerEntryDto>> {
     return this.admin.ledger(id, query);
   }
@@ -160,6 +167,7 @@ export class AdminController {
   @Get('tasks')
   @ApiOperation({ summary: 'Tasks of every kind (video, alternate video, audio, images), newest first' })
   @ApiOkResponse({ type: AdminTaskPageDto })
+  @ApiAdminRefusals()
   listTasks(@Query() query: TaskQueryDto): Promise<Page<AdminTaskDto>> {
     return this.tasks.list(query);
   }
@@ -196,6 +204,7 @@ export class AdminController {
   @Get('webhook-deliveries')
   @ApiOperation({ summary: 'Webhook deliveries across endpoints and keys, newest first' })
   @ApiOkResponse({ type: AdminWebhookDeliveryPageDto })
+  @ApiAdminRefusals()
   listWebhookDeliveries(@Query() query: WebhookDeliveryQueryDto): Promise<Page<AdminWebhookDeliverySummary>> {
     return this.webhookDeliveries.list({ status: query.status, endpointId: query.endpointId, after: decodeCursor(query.after), limit: query.limit ?? DEFAULT_PAGE_LIMIT });
   }
@@ -205,6 +214,7 @@ export class AdminController {
   @ApiParam({ name: 'deliveryId', example: 'delivery:4f0c…' })
   @ApiOkResponse({ type: AdminWebhookDeliveryAttemptPageDto })
   @ApiErrors(404, ['admin.not_found'])
+  @ApiAdminRefusals()
   async webhookDeliveryAttempts(@Param('deliveryId') deliveryId: string, @Query() query: PageQueryDto): Promise<Page<AdminWebhookDeliveryAttempt>> {
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
     const rows = await this.webhookDeliveries.attempts(deliveryId, limit, attemptCursor(query.after));

@@ -25,7 +25,8 @@ export class RealtimeSessionsController {
       'Connect to `url` and send `{"type":"session.authenticate","token":…}` as the first frame within 5 s; the ticket is valid 60 s, once. The session lasts 50 minutes; one active session per API key. Frames: docs/realtime.md.',
   })
   @ApiOkResponse({ type: RealtimeSessionCreatedDto })
-  @ApiErrors(400, ['audio.invalid_field', 'audio.unknown_field', 'audio.voice_unsupported'])
+  @ApiErrors(400, ['audio.invalid_field', 'audio.unknown_field', 'audio.voice_unsupported'], { summary: 'checked as audio creation checks them' })
+  @ApiErrors(503, [['audio.unavailable', 'the model or the voice catalogue is unavailable']])
   @ApiErrors(409, [[Code.SessionActive, 'the key already has an active session (close it with DELETE)']])
   create(@CurrentKey() key: AuthenticatedKey, @Body() dto: CreateRealtimeSessionDto): Promise<RealtimeSessionCreatedDto> {
     return this.sessions.create(key, dto);

@@ -4,7 +4,7 @@ import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class
 import { Clock, DEFAULT_PAGE_LIMIT, decodeCursor, notFound, type Page, toPage, isUuid } from '../../../libs/common/index.js';
 import { IdentityService } from '../identity/identity.service.js';
 import { AdminRoute } from '../identity/index.js';
-import { ApiAdminErrors, ApiErrors } from '../../app/openapi-errors.js';
+import { ApiAdminRefusals, ApiAdminUnauthorized, ApiErrors } from '../../app/openapi-errors.js';
 import type { VideoGcsPrefixEntity } from './video-task.entity.js';
 import { VideoTaskRepository } from './video-task.repository.js';
 
@@ -51,7 +51,8 @@ const toDto = (row: VideoGcsPrefixEntity): GcsPrefixDto => ({
  */
 @ApiTags('admin')
 @AdminRoute()
-@ApiAdminErrors()
+@ApiAdminUnauthorized()
+@ApiAdminRefusals()
 @ApiErrors(404, [['admin.not_found', 'no such workspace']])
 @Controller('admin/v1/workspaces/:id/gcs-prefixes')
 export class GcsPrefixController {
