@@ -5,6 +5,7 @@ import { ApiErrors } from '../../app/openapi-errors.js';
 import { Public } from '../identity/index.js';
 import { MediaDelivery } from './media-delivery.service.js';
 
+/** The signed routes' 403 (the public ones have no signature to refuse). */
 const SignedLinkRefused = () =>
   ApiErrors(403, [
     ['media.invalid_signature', 'bad or missing signature'],
