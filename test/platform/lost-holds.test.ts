@@ -20,6 +20,7 @@ import { WalletService } from '../../src/modules/billing/wallet.service.js';
 import { WorkReconciler } from '../../src/queue/work-reconciler.js';
 import { eventually } from '../support/eventually.js';
 import { createAccount, type TestAccount } from '../support/factories.js';
+import { loseHold as loseHoldIn } from '../support/lost-hold.js';
 import { metricSample } from '../support/prometheus.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
 import { openaiFor } from '../text/text-helpers.js';
@@ -53,17 +54,7 @@ describe('lost holds: asynchronous hold commits, settled safely after a crash lo
     subjectId: `subject-${randomUUID()}`,
   });
 
-  /** What a crash before the hold's WAL reached disk leaves: none of the hold's transaction. */
-  async function loseHold(holdId: string): Promise<void> {
-    const rows = await t.db.query<{ id: string }>(
-      `WITH h AS (DELETE FROM hold WHERE id = $1 AND status = 'open' RETURNING id, workspace_id, environment, amount_micros),
-            e AS (DELETE FROM ledger_entry l USING h WHERE l.hold_id = h.id AND l.kind = 'hold' RETURNING 1)
-       UPDATE wallet w SET held_micros = w.held_micros - h.amount_micros, version = w.version - 1
-       FROM h WHERE w.workspace_id = h.workspace_id AND w.environment = h.environment RETURNING h.id`,
-      [holdId],
-    );
-    assert.equal(rows.length, 1, 'an open hold was lost');
-  }
+  const loseHold = (holdId: string) => loseHoldIn(t.db, holdId);
 
   async function entriesOf(holdId: string): Promise<Entry[]> {
     return t.db.query<Entry>(
