@@ -32,6 +32,12 @@ export class Metrics {
 
   readonly walletUncollectedUsd = this.counter('svc_wallet_uncollected_usd_total', 'Measured cost above holds that was not charged, in USD');
 
+  /** Money charged on settlement, by the hold's subject type (text, video, audio, image, alternate…). */
+  readonly moneyCaptured = this.counter('svc_money_captured_micros_total', 'Money captured on settlement, in micro-USD, by kind (the hold subject type)', ['kind']);
+
+  /** Settlements of holds whose asynchronous commit a database crash lost (charged directly, `adjust` entry). */
+  readonly walletLostHoldsCharged = this.counter('svc_wallet_lost_holds_charged_total', 'Settlements of holds the database lost in a crash, charged directly with an adjust entry');
+
   readonly upstreamCalls = this.counter('svc_upstream_calls_total', 'Calls to upstream adapters (sandbox included), by capability, adapter, method and outcome', [
     'capability',
     'adapter',

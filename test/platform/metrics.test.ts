@@ -1,11 +1,16 @@
 /**
  * Metrics for operators (issue 16, item 8): upstream calls per adapter with their outcome and
  * latency, queue jobs by outcome with their duration, and /metrics behind METRICS_TOKEN when set.
+ * Issue 17: money captured on settlement by kind, and settlements of holds a crash lost.
  */
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createAudio, speechBody, waitForAudio } from '../audio/audio-helpers.js';
+import { usdToMicros } from '../../libs/common/index.js';
+import { WalletService } from '../../src/modules/billing/wallet.service.js';
 import { createAccount, type TestAccount } from '../support/factories.js';
+import { loseHold } from '../support/lost-hold.js';
 import { metricSample } from '../support/prometheus.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
 
@@ -65,5 +70,34 @@ describe('metrics: upstream calls, jobs, and a token on /metrics', () => {
     assert.equal((await waitForAudio(t, account, task.body.id as string)).status, 'failed');
     const text = await scrape();
     assert.match(text, /^svc_upstream_calls_total\{capability="audio",adapter="sandbox",method="synthesize",outcome="rejected"\} [1-9]/m);
+  });
+
+  it('counts money captured on settlement by kind, and lost holds charged directly', async () => {
+    const before = await scrape();
+    const captured = (text: string, kind: string) => metricSample(text, 'svc_money_captured_micros_total', `{kind="${kind}"}`) ?? 0;
+    const lostCharged = (text: string) => metricSample(text, 'svc_wallet_lost_holds_charged_total') ?? 0;
+
+    const response = await t.request('/api/svc/v1/chat/completions', {
+      method: 'POST',
+      key: account.key,
+      json: { model: 'vendor-3.8-flash', messages: [{ role: 'user', content: 'Counted by kind.' }] },
+    });
+    assert.equal(response.status, 200);
+    const [text] = await t.db.query<{ captured: string }>(
+      `SELECT captured_micros::text AS captured FROM hold WHERE workspace_id = $1 AND subject_type = 'text' ORDER BY created_at DESC LIMIT 1`,
+      [account.workspaceId],
+    );
+    const afterText = await scrape();
+    assert.ok(Number(text!.captured) > 0);
+    assert.equal(captured(afterText, 'text') - captured(before, 'text'), Number(text!.captured), 'the text charge, under kind="text"');
+
+    const wallet = t.app.get(WalletService);
+    const input = { workspaceId: account.workspaceId, environment: 'live' as const, apiKeyId: account.keyId, amountMicros: usdToMicros(0.01), subjectType: 'metrics', subjectId: randomUUID() };
+    const holdId = await wallet.hold(input);
+    await loseHold(t.db, holdId);
+    await wallet.settle(holdId, usdToMicros(0.004), 'charge', input);
+    const afterLost = await scrape();
+    assert.equal(lostCharged(afterLost) - lostCharged(before), 1, 'one lost hold charged');
+    assert.equal(captured(afterLost, 'metrics'), Number(usdToMicros(0.004)), 'its charge counted under its kind');
   });
 });

@@ -14,6 +14,7 @@ import { Images1763800001000 } from './1763800001000-images.js';
 import { AlternateVideo1763800001100 } from './1763800001100-alternate-video.js';
 import { LedgerSubject1763800001200 } from './1763800001200-ledger-subject.js';
 import { Realtime1763800001300 } from './1763800001300-realtime.js';
+import { LostHolds1763800001400 } from './1763800001400-lost-holds.js';
 
 /** Every migration, in order. A new one is appended here (explicit: no glob loading in ESM). */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   AlternateVideo1763800001100,
   LedgerSubject1763800001200,
   Realtime1763800001300,
+  LostHolds1763800001400,
 ];

@@ -4,8 +4,9 @@ import type { KeyEnvironment } from '../identity/index.js';
 
 /**
  * credit: balance +amount · hold: held +amount · capture: balance −amount, held −amount ·
- * release: held −amount · adjust: balance −amount (a charge above the hold; written only
- * before migration 1763800000600: a charge never exceeds its hold since).
+ * release: held −amount · adjust: balance −amount: the charge of a hold a database crash lost
+ * (svc_charge_lost_hold, migration 1763800001400), or, before migration 1763800000600, a charge
+ * above the hold.
  * The two delta columns make "the sum of entries reproduces the wallet" a plain SUM.
  */
 export type LedgerKind = 'credit' | 'hold' | 'capture' | 'release' | 'adjust';

@@ -3,12 +3,15 @@ import type { Redis } from 'ioredis';
 import { Clock } from '../../../libs/common/index.js';
 import { AppConfig } from '../../config/app-config.js';
 import { REDIS } from '../../queue/redis.provider.js';
+import type { HoldInput } from './wallet.repository.js';
 
 /** What must happen to a hold once the database answers again. */
 export interface JournalEntry {
   holdId: string;
   status: 'settled' | 'released';
   measuredMicros: bigint;
+  /** What the hold was made with, when the caller gave it: a replay can then charge a hold the database lost (WalletService.settle). */
+  heldFor?: HoldInput;
   /** When it was written (ms since the epoch): the replay leaves fresh entries to their request. */
   at: number;
 }
@@ -49,7 +52,8 @@ export class SettlementJournal {
 
   /** Records what the hold must become; false (logged with the whole entry) when Redis is down too. */
   async record(entry: Omit<JournalEntry, 'at'>): Promise<boolean> {
-    const value = JSON.stringify({ status: entry.status, measuredMicros: entry.measuredMicros.toString(), at: this.clock.now().getTime() });
+    const heldFor = entry.heldFor && { ...entry.heldFor, amountMicros: entry.heldFor.amountMicros.toString() };
+    const value = JSON.stringify({ status: entry.status, measuredMicros: entry.measuredMicros.toString(), heldFor, at: this.clock.now().getTime() });
     try {
       await this.redis.hset(this.key, entry.holdId, value);
       return true;
@@ -71,8 +75,10 @@ export class SettlementJournal {
     const cutoff = this.clock.now().getTime() - minAgeMs;
     const entries: JournalEntry[] = [];
     for (let i = 0; i + 1 < flat.length; i += 2) {
-      const parsed = JSON.parse(flat[i + 1]!) as { status: JournalEntry['status']; measuredMicros: string; at: number };
-      if (parsed.at <= cutoff) entries.push({ holdId: flat[i]!, status: parsed.status, measuredMicros: BigInt(parsed.measuredMicros), at: parsed.at });
+      const parsed = JSON.parse(flat[i + 1]!) as { status: JournalEntry['status']; measuredMicros: string; heldFor?: Omit<HoldInput, 'amountMicros'> & { amountMicros: string }; at: number };
+      if (parsed.at > cutoff) continue;
+      const heldFor = parsed.heldFor && { ...parsed.heldFor, amountMicros: BigInt(parsed.heldFor.amountMicros) };
+      entries.push({ holdId: flat[i]!, status: parsed.status, measuredMicros: BigInt(parsed.measuredMicros), ...(heldFor && { heldFor }), at: parsed.at });
     }
     return entries;
   }

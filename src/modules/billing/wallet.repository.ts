@@ -39,11 +39,17 @@ export interface HoldResolution {
   changed: boolean;
 }
 
-/** The hold statement (see `hold`): no row when the available balance does not cover `$3`. */
-const HOLD = {
-  name: 'svc_wallet_hold',
-  text: `WITH w AS (
-         UPDATE wallet SET held_micros = held_micros + $3, version = version + 1, updated_at = now()
+/** A resolution as the repository answers it: with the hold's subject type (metrics by kind). */
+export interface ResolvedHold extends HoldResolution {
+  subjectType: string | null;
+}
+
+/**
+ * The hold statement (see `hold`): no row when the available balance does not cover `$3`.
+ * `walletsFrom` joins the wallet update to a row source (the pool's asynchronous commit).
+ */
+const holdStatement = (walletsFrom = '') => `WITH ${walletsFrom ? `${walletsFrom}, ` : ''}w AS (
+         UPDATE wallet SET held_micros = held_micros + $3, version = version + 1, updated_at = now()${walletsFrom ? ' FROM async_commit' : ''}
          WHERE workspace_id = $1 AND environment = $2 AND balance_micros - held_micros >= $3
          RETURNING workspace_id, environment
        ), h AS (
@@ -53,21 +59,46 @@ const HOLD = {
        )
        INSERT INTO ledger_entry (workspace_id, environment, kind, amount_micros, balance_delta_micros, held_delta_micros, hold_id, subject_type, subject_id)
        SELECT workspace_id, environment, 'hold', amount_micros, 0, amount_micros, id, subject_type, subject_id FROM h
-       RETURNING hold_id`,
+       RETURNING hold_id`;
+
+/**
+ * Holds on the pool commit asynchronously (issue 17, decision 2; docs/decisions.md ›
+ * Asynchronous commit for pool holds): `set_config(…, true)` lasts until the end of the
+ * statement's own transaction, so only that commit skips the WAL flush. The wallet update reads
+ * from it, so a hold is never written without it. Settlements, releases and credits stay
+ * durable, and PostgreSQL flushes WAL in order: a durable settlement makes its hold durable too.
+ */
+const ASYNC_COMMIT = `async_commit AS (SELECT set_config('synchronous_commit', 'off', true))`;
+
+/** A hold on the pool (asynchronous commit). */
+export const HOLD: NamedStatement = { name: 'svc_wallet_hold_async', text: holdStatement(ASYNC_COMMIT) };
+
+/** A hold inside the caller's transaction: it commits as that transaction does (durably). */
+const HOLD_IN_TRANSACTION = holdStatement();
+
+/** A resolution, with its hold's subject type (read as the hold was before it: it never changes). */
+const RESOLVE = {
+  name: 'svc_wallet_resolve_hold',
+  text: 'SELECT r.*, (SELECT h.subject_type FROM hold h WHERE h.id = $1) AS subject_type FROM svc_resolve_hold($1, $2, $3) AS r',
 };
 
-const RESOLVE = { name: 'svc_wallet_resolve_hold', text: 'SELECT * FROM svc_resolve_hold($1, $2, $3)' };
+/** A settlement or release of a hold the database does not have (migration LostHolds1763800001400). */
+const CHARGE_LOST_HOLD = 'SELECT * FROM svc_charge_lost_hold($1, $2, $3, $4, $5, $6, $7, $8, $9)';
 
-/** Many holds in one call and one commit (migration WalletBatch1763800000200). */
-const HOLD_MANY = {
-  name: 'svc_wallet_hold_many',
-  text: 'SELECT idx, hold_id FROM svc_hold_many($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::bigint[], $6::text[], $7::text[])',
+/** Many holds in one call and one commit (migration WalletBatch1763800000200), asynchronous as HOLD. */
+export const HOLD_MANY: NamedStatement = {
+  name: 'svc_wallet_hold_many_async',
+  text: `WITH ${ASYNC_COMMIT}
+         SELECT m.idx, m.hold_id FROM async_commit,
+           svc_hold_many($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::bigint[], $6::text[], $7::text[]) AS m`,
 };
 
 /** Many settlements / releases in one call and one commit, each by svc_resolve_hold. */
 const RESOLVE_MANY = {
   name: 'svc_wallet_resolve_many',
-  text: 'SELECT idx, known, status, amount_micros, captured_micros, uncollected_micros, changed FROM svc_resolve_many($1::uuid[], $2::bigint[], $3::text[])',
+  text: `SELECT m.idx, m.known, m.status, m.amount_micros, m.captured_micros, m.uncollected_micros, m.changed,
+                (SELECT h.subject_type FROM hold h WHERE h.id = ($1::uuid[])[m.idx]) AS subject_type
+         FROM svc_resolve_many($1::uuid[], $2::bigint[], $3::text[]) AS m`,
 };
 
 /** Most requests one batched call carries (group commit). */
@@ -87,6 +118,7 @@ interface ResolveRow {
   captured_micros: string;
   uncollected_micros: string;
   changed: boolean;
+  subject_type?: string | null;
 }
 
 /**
@@ -128,7 +160,7 @@ function inOrder<T extends { idx: number }>(rows: T[], count: number, fn: string
   return rows;
 }
 
-function toResolution(row: ResolveRow | undefined): HoldResolution | null {
+function toResolution(row: ResolveRow | undefined, subjectType: string | null = row?.subject_type ?? null): ResolvedHold | null {
   if (!row) return null;
   return {
     status: row.status,
@@ -136,6 +168,7 @@ function toResolution(row: ResolveRow | undefined): HoldResolution | null {
     capturedMicros: BigInt(row.captured_micros),
     uncollectedMicros: BigInt(row.uncollected_micros),
     changed: row.changed,
+    subjectType,
   };
 }
 
@@ -150,7 +183,7 @@ function toResolution(row: ResolveRow | undefined): HoldResolution | null {
 @Injectable()
 export class WalletRepository {
   private readonly holds = new GroupCommit<HoldValues, string | null>((batch) => this.holdBatch(batch), WALLET_MAX_BATCH);
-  private readonly resolutions = new GroupCommit<ResolveValues, HoldResolution | null>((batch) => this.resolveBatch(batch), WALLET_MAX_BATCH);
+  private readonly resolutions = new GroupCommit<ResolveValues, ResolvedHold | null>((batch) => this.resolveBatch(batch), WALLET_MAX_BATCH);
 
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
@@ -192,7 +225,7 @@ export class WalletRepository {
     const values: HoldValues = [input.workspaceId, input.environment, input.amountMicros.toString(), holdId, input.apiKeyId, input.subjectType, input.subjectId];
     // Inside the caller's transaction: one statement on it. Otherwise the group commit.
     if (tx) {
-      const rows: Array<{ hold_id: string }> = await entityManagerOf(tx).query(HOLD.text, values);
+      const rows: Array<{ hold_id: string }> = await entityManagerOf(tx).query(HOLD_IN_TRANSACTION, values);
       return rows[0]?.hold_id ?? null;
     }
     return this.holds.submit(values);
@@ -204,8 +237,30 @@ export class WalletRepository {
     return rows.length > 0;
   }
 
-  resolve(holdId: string, measuredMicros: bigint, status: 'settled' | 'released'): Promise<HoldResolution | null> {
+  /** Settles or releases a hold; null when there is no such hold. */
+  resolve(holdId: string, measuredMicros: bigint, status: 'settled' | 'released'): Promise<ResolvedHold | null> {
     return this.resolutions.submit([holdId, measuredMicros.toString(), status]);
+  }
+
+  /**
+   * Settles or releases a hold the database does not have — its asynchronous commit was lost in a
+   * crash — from the hold's input: writes it back resolved, and for a settlement charges the
+   * measured cost capped at the hold and at the available balance with one `adjust` entry. A
+   * hold that exists after all is resolved as usual. Null when the wallet does not exist.
+   */
+  async chargeLostHold(holdId: string, input: HoldInput, measuredMicros: bigint, status: 'settled' | 'released'): Promise<ResolvedHold | null> {
+    const rows: ResolveRow[] = await this.db.query(CHARGE_LOST_HOLD, [
+      holdId,
+      input.workspaceId,
+      input.environment,
+      input.apiKeyId,
+      input.amountMicros.toString(),
+      input.subjectType,
+      input.subjectId,
+      measuredMicros.toString(),
+      status,
+    ]);
+    return toResolution(rows[0], input.subjectType);
   }
 
   /** One hold alone: the single statement, a named statement on the pool. */
@@ -214,7 +269,7 @@ export class WalletRepository {
     return rows[0]?.hold_id ?? null;
   }
 
-  private async resolveOne(values: ResolveValues): Promise<HoldResolution | null> {
+  private async resolveOne(values: ResolveValues): Promise<ResolvedHold | null> {
     return toResolution((await this.named<ResolveRow>(RESOLVE, values))[0]);
   }
 
@@ -228,7 +283,7 @@ export class WalletRepository {
   }
 
   /** A batch of the resolution group commit: svc_resolve_many applies svc_resolve_hold per item. */
-  private resolveBatch(batch: ResolveValues[]): Promise<Array<HoldResolution | null | Promise<HoldResolution | null>>> {
+  private resolveBatch(batch: ResolveValues[]): Promise<Array<ResolvedHold | null | Promise<ResolvedHold | null>>> {
     return this.runBatch(batch, batchableResolve, (values) => this.resolveOne(values), async (items) => {
       const column = (k: number) => items.map((values) => values[k]);
       const rows = await this.named<ResolveRow & { idx: number; known: boolean }>(RESOLVE_MANY, [column(0), column(1), column(2)]);

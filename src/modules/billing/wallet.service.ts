@@ -8,10 +8,10 @@ import type { KeyEnvironment } from '../identity/index.js';
 import type { LedgerEntryEntity, LedgerKind } from './ledger-entry.entity.js';
 import { JOURNAL_REPLAY_MIN_AGE_MS, type JournalEntry, SettlementJournal } from './settlement-journal.js';
 import type { HoldStatus } from './hold.entity.js';
-import { type HoldInput, type HoldResolution, type LedgerFilter, WalletRepository } from './wallet.repository.js';
+import { type HoldInput, type HoldResolution, type LedgerFilter, type ResolvedHold, WalletRepository } from './wallet.repository.js';
 
 /** A hold's journal entry that frees it (nothing charged). */
-const releaseOf = (holdId: string): Omit<JournalEntry, 'at'> => ({ holdId, status: 'released', measuredMicros: 0n });
+const releaseOf = (holdId: string, heldFor?: HoldInput): Omit<JournalEntry, 'at'> => ({ holdId, status: 'released', measuredMicros: 0n, ...(heldFor && { heldFor }) });
 
 /** What a settlement leaves in the journal if the database stays unreachable (see `settle`). */
 export type IfUnrecorded = 'charge' | 'release';
@@ -115,15 +115,20 @@ export class WalletService {
    * rest of the wallet. If the database stays unreachable, the journal keeps what the hold must
    * become (`ifUnrecorded`: the charge, when the client got what it pays for; a release, when the
    * caller will not deliver it) and the call fails with the connection error (503 at the HTTP edge).
+   *
+   * `heldFor`, the input the hold was made with, is for holds made on the pool: their commit is
+   * asynchronous, so a database crash can lose one whose request has not settled yet. Such a
+   * hold is then charged directly (see `resolve`); without `heldFor` a missing hold is a 404.
    */
-  async settle(holdId: string, measuredMicros: bigint, ifUnrecorded: IfUnrecorded = 'charge'): Promise<HoldResolution> {
+  async settle(holdId: string, measuredMicros: bigint, ifUnrecorded: IfUnrecorded = 'charge', heldFor?: HoldInput): Promise<HoldResolution> {
     if (measuredMicros < 0n) throw new RangeError('measured cost cannot be negative');
-    return this.resolve(holdId, measuredMicros, 'settled', ifUnrecorded === 'charge' ? { holdId, status: 'settled', measuredMicros } : releaseOf(holdId));
+    const fallback = ifUnrecorded === 'charge' ? { holdId, status: 'settled' as const, measuredMicros, ...(heldFor && { heldFor }) } : releaseOf(holdId, heldFor);
+    return this.resolve(holdId, measuredMicros, 'settled', fallback, heldFor);
   }
 
-  /** Releases the whole hold; nothing is charged. */
-  release(holdId: string): Promise<HoldResolution> {
-    return this.resolve(holdId, 0n, 'released', releaseOf(holdId));
+  /** Releases the whole hold; nothing is charged (`heldFor`: see `settle`). */
+  release(holdId: string, heldFor?: HoldInput): Promise<HoldResolution> {
+    return this.resolve(holdId, 0n, 'released', releaseOf(holdId, heldFor), heldFor);
   }
 
   /**
@@ -149,8 +154,7 @@ export class WalletService {
     let resolved = 0;
     for (const entry of await this.journal.due(JOURNAL_REPLAY_MIN_AGE_MS)) {
       try {
-        const resolution = await this.wallets.resolve(entry.holdId, entry.measuredMicros, entry.status);
-        if (resolution) this.noteExcess(entry.holdId, resolution);
+        const resolution = await this.resolveOrChargeLost(entry.holdId, entry.measuredMicros, entry.status, entry.heldFor);
         if (resolution?.changed) resolved++;
       } catch (error) {
         if (isConnectionError(error)) break;
@@ -205,11 +209,16 @@ export class WalletService {
     return this.wallets.openHolds();
   }
 
-  private async resolve(holdId: string, measuredMicros: bigint, status: 'settled' | 'released', fallback: Omit<JournalEntry, 'at'>): Promise<HoldResolution> {
-    const resolution = await this.reliably(fallback, () => this.wallets.resolve(holdId, measuredMicros, status));
+  private async resolve(
+    holdId: string,
+    measuredMicros: bigint,
+    status: 'settled' | 'released',
+    fallback: Omit<JournalEntry, 'at'>,
+    heldFor: HoldInput | undefined,
+  ): Promise<HoldResolution> {
+    const resolution = await this.reliably(fallback, () => this.resolveOrChargeLost(holdId, measuredMicros, status, heldFor));
     if (!resolution) throw notFound('hold');
-    this.noteExcess(holdId, resolution);
-    if (resolution.changed) {
+    if (resolution.changed && !resolution.lost) {
       this.logger.log({
         msg: status === 'settled' ? 'hold settled' : 'hold released',
         holdId,
@@ -217,7 +226,51 @@ export class WalletService {
         releasedUsd: microsToUsd(resolution.amountMicros - resolution.capturedMicros),
       });
     }
-    return resolution;
+    const { status: final, amountMicros, capturedMicros, uncollectedMicros, changed } = resolution;
+    return { status: final, amountMicros, capturedMicros, uncollectedMicros, changed };
+  }
+
+  /**
+   * Resolves the hold; when the database has no such hold and its input is known, resolves it as
+   * a hold lost with its asynchronous commit (WalletRepository.chargeLostHold). Both steps are
+   * idempotent, so the whole is safe to repeat. Logs and counts what it changed.
+   */
+  private async resolveOrChargeLost(
+    holdId: string,
+    measuredMicros: bigint,
+    status: 'settled' | 'released',
+    heldFor: HoldInput | undefined,
+  ): Promise<(ResolvedHold & { lost: boolean }) | null> {
+    const found = await this.wallets.resolve(holdId, measuredMicros, status);
+    if (found) {
+      this.noteExcess(holdId, found);
+      this.noteCaptured(found);
+      return { ...found, lost: false };
+    }
+    if (!heldFor) return null;
+    const lost = await this.wallets.chargeLostHold(holdId, heldFor, measuredMicros, status);
+    if (!lost) return null;
+    this.noteCaptured(lost);
+    if (lost.changed) {
+      if (status === 'settled') this.metrics.walletLostHoldsCharged.inc();
+      this.logger.warn({
+        msg: `hold missing (a database crash lost its asynchronous commit): ${status === 'settled' ? 'charged directly with an adjust entry' : 'released, nothing charged'}`,
+        holdId,
+        subjectType: heldFor.subjectType,
+        subjectId: heldFor.subjectId,
+        holdUsd: microsToUsd(heldFor.amountMicros),
+        measuredUsd: microsToUsd(measuredMicros),
+        chargedUsd: microsToUsd(lost.capturedMicros),
+        uncollectedUsd: microsToUsd(lost.uncollectedMicros),
+      });
+    }
+    return { ...lost, lost: true };
+  }
+
+  /** Money a resolution charged, by the hold's subject type. */
+  private noteCaptured(resolution: ResolvedHold): void {
+    if (!resolution.changed || resolution.capturedMicros <= 0n) return;
+    this.metrics.moneyCaptured.inc({ kind: resolution.subjectType ?? 'unknown' }, Number(resolution.capturedMicros));
   }
 
   /**

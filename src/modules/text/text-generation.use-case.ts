@@ -8,7 +8,7 @@ import {
   type TextProvider,
   TextUpstreamError,
 } from '../../../libs/providers/index.js';
-import { type IfUnrecorded, PriceCatalogue, type PriceContext, WalletService } from '../billing/index.js';
+import { type HoldInput, type IfUnrecorded, PriceCatalogue, type PriceContext, WalletService } from '../billing/index.js';
 import type { AuthenticatedKey } from '../identity/index.js';
 import type { TextEvent } from './text-events.js';
 import { TextErrorCode } from './text-errors.js';
@@ -30,6 +30,8 @@ interface Prepared {
   translated: TranslatedTextRequest;
   provider: TextProvider;
   holdId: string;
+  /** What the hold was made with: settling a hold a database crash lost charges from it (WalletService.settle). */
+  held: HoldInput;
   estimatedInputTokens: number;
   /** Who pays: the hold and the charge are priced for the same workspace and key. */
   payer: PriceContext;
@@ -68,13 +70,14 @@ export class TextGenerationUseCase {
     await this.media.resolve(translated.gemini);
     const estimatedInputTokens = estimateInputTokens(translated.gemini);
     const payer: PriceContext = { workspaceId: key.workspaceId, apiKeyId: key.id, environment: key.environment };
-    const holdId = await this.wallet.hold({
+    const held: HoldInput = {
       ...payer,
       amountMicros: this.price(payer, translated.model, estimatedInputTokens, translated.maxOutputTokens),
       subjectType: TEXT_HOLD_SUBJECT,
       subjectId,
-    });
-    return { translated, provider, holdId, estimatedInputTokens, payer, track: new UpstreamTrack() };
+    };
+    const holdId = await this.wallet.hold(held);
+    return { translated, provider, holdId, held, estimatedInputTokens, payer, track: new UpstreamTrack() };
   }
 
   /** The one place a provider is chosen for a request. */
@@ -107,7 +110,7 @@ export class TextGenerationUseCase {
   private async settle(prepared: Prepared, usage: TokenUsage, ifUnrecorded: IfUnrecorded = 'charge'): Promise<void> {
     const { model, maxOutputTokens } = prepared.translated;
     const outputTokens = Math.min(usage.outputTokens, maxOutputTokens);
-    await this.wallet.settle(prepared.holdId, this.price(prepared.payer, model, usage.inputTokens, outputTokens), ifUnrecorded);
+    await this.wallet.settle(prepared.holdId, this.price(prepared.payer, model, usage.inputTokens, outputTokens), ifUnrecorded, prepared.held);
   }
 
   /** The delta of one chunk, then each function call it carried. */
@@ -124,7 +127,7 @@ export class TextGenerationUseCase {
     try {
       answer = await provider.generate({ model: translated.model, request: translated.gemini });
     } catch (error) {
-      await this.wallet.release(prepared.holdId);
+      await this.wallet.release(prepared.holdId, prepared.held);
       throw toDomainError(error);
     }
     yield { type: 'started', holdId: prepared.holdId };
@@ -143,7 +146,7 @@ export class TextGenerationUseCase {
       chunks = await provider.stream({ model: translated.model, request: translated.gemini, signal });
     } catch (error) {
       // Nothing was produced: the hold is released whether the upstream refused or the caller left.
-      await this.wallet.release(prepared.holdId);
+      await this.wallet.release(prepared.holdId, prepared.held);
       if (signal?.aborted) return;
       throw toDomainError(error);
     }
@@ -168,7 +171,7 @@ export class TextGenerationUseCase {
     }
     if (failure !== null) {
       if (prepared.track.producedChars > 0) await this.settle(prepared, this.usageOf(prepared, false));
-      else await this.wallet.release(prepared.holdId);
+      else await this.wallet.release(prepared.holdId, prepared.held);
       const mapped = toDomainError(failure);
       const code = mapped instanceof DomainError ? mapped.code : TextErrorCode.UpstreamError;
       const message = mapped instanceof Error ? mapped.message : 'upstream failure';
