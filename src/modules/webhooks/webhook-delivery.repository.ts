@@ -255,7 +255,16 @@ export class WebhookDeliveryRepository {
   async claimBatch(ids: string[], now: Date, until: Date, windowStart: Date): Promise<DeliveryClaim[]> {
     const rows = await namedQuery<ClaimSqlRow>(this.db, CLAIM_MANY, [ids, now, until, windowStart]);
     const byId = new Map(rows.map((row) => [row.id, row]));
-    return ids.map((id) => toClaim(byId.get(id)));
+    const handedOut = new Set<string>();
+    return ids.map((id) => {
+      const claim = toClaim(byId.get(id));
+      if (claim.kind !== 'claimed') return claim;
+      // One id twice in a batch (two runs of one delivery): the attempt is the first one's; the
+      // other sees the delivery as it now is, claimed until `until`.
+      if (handedOut.has(id)) return { kind: 'unclaimed', delivery: { ...claim.delivery, claimedUntil: until }, endpointEnabled: true };
+      handedOut.add(id);
+      return claim;
+    });
   }
 
   /** One claim, through the group commit: concurrent calls share one claimBatch statement. */
