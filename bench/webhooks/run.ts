@@ -7,12 +7,14 @@
 //   2. steady: with the worker running, BENCH_STEADY events at BENCH_RATE per second: p50/p99 from
 //      the event's createdAt to the receiver reading the request;
 //   3. both again with every tenth event for an endpoint whose receiver never answers.
+// BENCH_CONCURRENCY sets WEBHOOK_DELIVERY_CONCURRENCY (default: the configured default).
 // Needs local PostgreSQL and Redis, like the tests. Run: npm run bench:webhooks (builds into dist/ first).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { inTransaction } from '../../src/database/transaction.js';
+import { WebhookDeliveryRepository } from '../../src/modules/webhooks/webhook-delivery.repository.js';
 import { WebhookOutbox } from '../../src/modules/webhooks/webhook-outbox.js';
 import { DataSource } from 'typeorm';
 import { createAccount, type TestAccount } from '../../test/support/factories.js';
@@ -25,7 +27,13 @@ const FAST_ENDPOINTS = 20;
 /** Receiver servers (origins) the answering endpoints are spread over; one more serves the one that never answers. */
 const RECEIVER_HOSTS = 10;
 const SLOW_TIMEOUT_MS = '2000';
-const ENV = { LOG_LEVEL: 'silent', WEBHOOK_DELIVERY_TIMEOUT_MS: SLOW_TIMEOUT_MS, WEBHOOK_MAX_ENDPOINTS_PER_KEY: '100' };
+const ENV: Record<string, string> = {
+  LOG_LEVEL: 'silent',
+  WEBHOOK_DELIVERY_TIMEOUT_MS: SLOW_TIMEOUT_MS,
+  WEBHOOK_MAX_ENDPOINTS_PER_KEY: '100',
+  // Unset: the configured default (the figure the docs give).
+  ...(process.env.BENCH_CONCURRENCY ? { WEBHOOK_DELIVERY_CONCURRENCY: process.env.BENCH_CONCURRENCY } : {}),
+};
 
 const pct = (values: number[], p: number): number => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))] ?? NaN;
 
@@ -132,7 +140,10 @@ async function scenario(label: string, api: TestApp, account: TestAccount, recei
     await until(() => receiver.fast >= expected, 600_000);
     const seconds = (receiver.lastFastAt - receiver.firstFastAt) / 1000;
     const boot = (receiver.firstFastAt - started) / 1000;
+    const { claims, records } = worker.app.get(WebhookDeliveryRepository).batchCounters();
+    const batches = (c: typeof claims): string => `${c.items} in ${c.calls} statements, largest ${c.largest}`;
     console.log(`${label}: backlog of ${DELIVERIES} (${expected} to answering receivers): ${((expected - 1) / seconds).toFixed(0)} deliveries/s from the first receipt to the last (${seconds.toFixed(1)} s; worker boot to first receipt ${boot.toFixed(1)} s)`);
+    console.log(`${label}: claims ${batches(claims)}; records ${batches(records)}`);
 
     // 2. Steady stream at RATE per second.
     receiver.reset();
@@ -151,7 +162,7 @@ async function scenario(label: string, api: TestApp, account: TestAccount, recei
 }
 
 async function main(): Promise<void> {
-  console.log(`node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}); deliveries ${DELIVERIES}, steady ${STEADY} at ${RATE}/s`);
+  console.log(`node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}); deliveries ${DELIVERIES}, steady ${STEADY} at ${RATE}/s; concurrency ${ENV.WEBHOOK_DELIVERY_CONCURRENCY ?? 'default'}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   const receiver = new BenchReceiver();
   await receiver.listen(RECEIVER_HOSTS + 1);
   const api = await bootTestApp({ label: 'benchwhapi', env: { ...ENV, APP_ROLE: 'api' } });
@@ -163,6 +174,7 @@ async function main(): Promise<void> {
     await api.close();
     await receiver.close();
   }
+  console.log(`load average at the end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 }
 
 await main();

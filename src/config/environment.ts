@@ -241,9 +241,12 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(100) @Max(60_000)
   WEBHOOK_DELIVERY_TIMEOUT_MS = 15_000;
 
-  /** Deliveries one worker sends at once: sized for network waits, not CPU. */
+  /**
+   * Deliveries one worker sends at once: sized for network waits, not CPU. A worker's rate is this
+   * over the time of one attempt (claim, POST, record), so 1,000/s at 100 ms per attempt needs 100.
+   */
   @Transform(toInt) @IsInt() @Min(1) @Max(1000)
-  WEBHOOK_DELIVERY_CONCURRENCY = 50;
+  WEBHOOK_DELIVERY_CONCURRENCY = 100;
 
   /** Deliveries one worker sends at once to one endpoint, so a slow receiver cannot take every slot. */
   @Transform(toInt) @IsInt() @Min(1) @Max(1000)

@@ -8,10 +8,10 @@ import { WebhookDeliveryRunner } from './webhook-delivery.runner.js';
 /**
  * One job per delivery (`delivery:<uuid>`). It makes the attempt that is due, then moves itself to
  * the delayed set until the next one, keeping its id, so the reconciler always finds it. The
- * concurrency (WEBHOOK_DELIVERY_CONCURRENCY, default 50) is sized for network waits; the decorator
+ * concurrency (WEBHOOK_DELIVERY_CONCURRENCY, default 100) is sized for network waits; the decorator
  * cannot read config, so the first job sets it on the running worker (worker roles only).
  */
-@Processor(WEBHOOKS_QUEUE, { concurrency: 50, lockDuration: 30_000, stalledInterval: 15_000, maxStalledCount: 5 })
+@Processor(WEBHOOKS_QUEUE, { concurrency: 100, lockDuration: 30_000, stalledInterval: 15_000, maxStalledCount: 5 })
 export class WebhookDeliveryProcessor extends WorkerHost {
   constructor(
     private readonly runner: WebhookDeliveryRunner,

@@ -1,9 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import type { CursorPosition } from '../../../libs/common/index.js';
+import { Clock, type CursorPosition, GroupCommit } from '../../../libs/common/index.js';
+import { AppConfig } from '../../config/app-config.js';
+import { namedQuery, type NamedStatement } from '../../database/named-query.js';
 import { entityManagerOf, type TransactionHandle } from '../../database/transaction.js';
+import { RETRY_WINDOW_MS } from './retry-schedule.js';
 import type { WebhookDeliveryRow, WebhookDeliveryStatus } from './webhook-delivery.types.js';
+
+type GroupCommitCounters = ReturnType<GroupCommit<unknown, unknown>['counters']>;
 
 /** One recorded attempt of a delivery. */
 export interface DeliveryAttemptRow {
@@ -53,8 +58,70 @@ const SELECT_DELIVERY = `
          d.created_at, d.updated_at
     FROM webhook_delivery d JOIN webhook_event e ON e.id = d.event_id`;
 
-/** The worker's read: the delivery and the payload bytes it sends, in one round trip. */
-const SELECT_DELIVERY_WITH_PAYLOAD = SELECT_DELIVERY.replace('d.created_at, d.updated_at', 'd.created_at, d.updated_at, e.payload');
+/** Deliveries claimed, and attempts recorded, in one statement at most (the worker's group commits). */
+const WORKER_MAX_BATCH = 64;
+/** A claim outlives the attempt's own timeout by this much before another run may take over. */
+export const CLAIM_GRACE_MS = 10_000;
+
+/**
+ * The worker's one read and claim (claimBatch). `claimable` locks, in id order, the rows that can
+ * have an attempt now, skipping those another statement holds; `claimed` takes their next attempt.
+ * The final SELECT sees the rows as they were before (one snapshot) beside the claimed attempt, and
+ * gives the payload, URL and sealed secret only for claimed rows.
+ */
+const CLAIM_MANY: NamedStatement = {
+  name: 'webhook_claim_many',
+  text: `
+    WITH claimable AS (
+      SELECT d.id FROM webhook_delivery d
+        JOIN webhook_event e ON e.id = d.event_id
+        JOIN webhook_endpoint p ON p.id = d.endpoint_id
+       WHERE d.id = ANY($1::text[]) AND d.status = 'pending' AND d.next_attempt_at <= $2::timestamptz
+         AND (d.claimed_until IS NULL OR d.claimed_until <= $2::timestamptz)
+         AND p.enabled AND (d.manual OR e.created_at > $4::timestamptz)
+       ORDER BY d.id
+       FOR UPDATE OF d SKIP LOCKED),
+    claimed AS (
+      UPDATE webhook_delivery d SET attempts = d.attempts + 1, claimed_until = $3::timestamptz, updated_at = $2::timestamptz
+        FROM claimable c WHERE d.id = c.id
+      RETURNING d.id, d.attempts)
+    SELECT d.id, d.event_id, e.type AS event_type, e.created_at AS event_created_at, d.endpoint_id, d.api_key_id,
+           d.status, d.attempts, d.next_attempt_at, d.claimed_until, d.manual, d.last_status_code, d.last_error,
+           d.created_at, d.updated_at, p.enabled AS endpoint_enabled, c.attempts AS claimed_attempt,
+           CASE WHEN c.id IS NOT NULL THEN e.payload END AS payload,
+           CASE WHEN c.id IS NOT NULL THEN p.url END AS url,
+           CASE WHEN c.id IS NOT NULL THEN p.secret_sealed END AS secret_sealed
+      FROM webhook_delivery d JOIN webhook_event e ON e.id = d.event_id
+      LEFT JOIN webhook_endpoint p ON p.id = d.endpoint_id
+      LEFT JOIN claimed c ON c.id = d.id
+     WHERE d.id = ANY($1::text[])`,
+};
+
+/**
+ * The worker's record of attempts (recordBatch): each row's outcome and its attempt row, only where
+ * the delivery still holds that attempt's claim. The rows are locked in id order first, so two
+ * batches that share rows (a claim taken over after it expired) cannot deadlock.
+ */
+const RECORD_MANY: NamedStatement = {
+  name: 'webhook_record_many',
+  text: `
+    WITH input AS (
+      SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::timestamptz[], $5::int[], $6::text[], $7::timestamptz[], $8::bool[], $9::timestamptz[], $10::int[])
+        AS i(id, attempt, status, next_attempt_at, status_code, error, at, manual, started_at, duration_ms)),
+    locked AS (
+      SELECT d.id FROM webhook_delivery d WHERE d.id IN (SELECT id FROM input) ORDER BY d.id FOR UPDATE),
+    ended AS (
+      UPDATE webhook_delivery d
+         SET status = i.status, next_attempt_at = i.next_attempt_at, claimed_until = NULL,
+             manual = CASE WHEN i.status = 'pending' THEN d.manual ELSE false END,
+             last_status_code = i.status_code, last_error = i.error, updated_at = i.at
+        FROM input i JOIN locked l ON l.id = i.id
+       WHERE d.id = i.id AND d.attempts = i.attempt AND d.status = 'pending' AND d.claimed_until IS NOT NULL
+      RETURNING i.id, i.attempt, i.manual, i.started_at, i.duration_ms, i.status_code, i.error)
+    INSERT INTO webhook_delivery_attempt (delivery_id, attempt, manual, started_at, duration_ms, status_code, error)
+    SELECT id, attempt, manual, started_at, duration_ms, status_code, error FROM ended
+    ON CONFLICT DO NOTHING RETURNING delivery_id, attempt`,
+};
 
 interface DeliverySqlRow {
   id: string;
@@ -77,6 +144,32 @@ interface DeliverySqlRow {
 /** TypeORM answers an UPDATE … RETURNING as `[rows, affected]` (other statements as rows). */
 function returned<T>(result: unknown): T[] {
   return (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as T[];
+}
+
+interface ClaimSqlRow extends DeliverySqlRow {
+  endpoint_enabled: boolean | null;
+  claimed_attempt: number | null;
+  payload: string | null;
+  url: string | null;
+  secret_sealed: string | null;
+}
+
+/**
+ * What a claim came to. `claimed`: attempt number `attempt` is this run's to make, with the exact
+ * payload bytes, the endpoint's URL and its sealed secret. `unclaimed`: the delivery as it stood
+ * (null when there is no such delivery) and whether its endpoint is enabled (null when it is gone).
+ */
+export type DeliveryClaim =
+  | { kind: 'claimed'; delivery: WebhookDeliveryRow; attempt: number; payload: string; url: string; secretSealed: string }
+  | { kind: 'unclaimed'; delivery: WebhookDeliveryRow | null; endpointEnabled: boolean | null };
+
+function toClaim(row: ClaimSqlRow | undefined): DeliveryClaim {
+  if (!row) return { kind: 'unclaimed', delivery: null, endpointEnabled: null };
+  if (row.claimed_attempt === null || row.payload === null || row.url === null || row.secret_sealed === null) {
+    return { kind: 'unclaimed', delivery: toRow(row), endpointEnabled: row.endpoint_enabled };
+  }
+  const delivery = { ...toRow(row), attempts: row.claimed_attempt };
+  return { kind: 'claimed', delivery, attempt: row.claimed_attempt, payload: row.payload, url: row.url, secretSealed: row.secret_sealed };
 }
 
 const toRow = (r: DeliverySqlRow): WebhookDeliveryRow => ({
@@ -103,7 +196,21 @@ const toRow = (r: DeliverySqlRow): WebhookDeliveryRow => ({
  */
 @Injectable()
 export class WebhookDeliveryRepository {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  private readonly claims: GroupCommit<string, DeliveryClaim>;
+  private readonly records = new GroupCommit<AttemptRecord & { id: string }, boolean>((batch) => this.recordBatch(batch), WORKER_MAX_BATCH);
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+  ) {
+    // The batch's clock reading is every item's claim time (they were all asked for just now).
+    this.claims = new GroupCommit((ids) => {
+      const now = this.clock.now();
+      const until = new Date(now.getTime() + this.config.env.WEBHOOK_DELIVERY_TIMEOUT_MS + CLAIM_GRACE_MS);
+      return this.claimBatch(ids, now, until, new Date(now.getTime() - RETRY_WINDOW_MS));
+    }, WORKER_MAX_BATCH);
+  }
 
   /**
    * The outbox write, inside the task's terminal transaction: the event (unique per task and type)
@@ -135,47 +242,67 @@ export class WebhookDeliveryRepository {
     return rows[0] ? toRow(rows[0]) : null;
   }
 
-  /** The worker's read (the job carries only the id): the delivery with its event's payload bytes. */
-  async findWithPayload(id: string): Promise<(WebhookDeliveryRow & { payload: string }) | null> {
-    const rows: Array<DeliverySqlRow & { payload: string }> = await this.db.query(`${SELECT_DELIVERY_WITH_PAYLOAD} WHERE d.id = $1`, [id]);
-    return rows[0] ? { ...toRow(rows[0]), payload: rows[0].payload } : null;
+  /**
+   * Claims the next attempt of each delivery in `ids` that can have one now: pending, due,
+   * unclaimed, its endpoint enabled, and inside the 24 h window (`windowStart`) unless the attempt
+   * was asked for by hand. The claim lasts until `until` (a worker killed mid-send loses it then,
+   * and the delivery is sent again). One statement for the whole batch: rows another statement
+   * holds are skipped (SKIP LOCKED), never waited for, so a batch is not held up by one row.
+   * Answers one result per id, in order: the claimed attempt with what the POST needs (payload,
+   * URL, sealed secret, read in the same statement, so a rotation committed before it signs), or
+   * the delivery as it stood (null when unknown) for the caller to judge.
+   */
+  async claimBatch(ids: string[], now: Date, until: Date, windowStart: Date): Promise<DeliveryClaim[]> {
+    const rows = await namedQuery<ClaimSqlRow>(this.db, CLAIM_MANY, [ids, now, until, windowStart]);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const handedOut = new Set<string>();
+    return ids.map((id) => {
+      const claim = toClaim(byId.get(id));
+      if (claim.kind !== 'claimed') return claim;
+      // One id twice in a batch (two runs of one delivery): the attempt is the first one's; the
+      // other sees the delivery as it now is, claimed until `until`.
+      if (handedOut.has(id)) return { kind: 'unclaimed', delivery: { ...claim.delivery, claimedUntil: until }, endpointEnabled: true };
+      handedOut.add(id);
+      return claim;
+    });
+  }
+
+  /** One claim, through the group commit: concurrent calls share one claimBatch statement. */
+  claim(id: string): Promise<DeliveryClaim> {
+    return this.claims.submit(id);
   }
 
   /**
-   * Claims the next attempt: only a pending, due, unclaimed delivery; the claim lasts until
-   * `until` (a worker killed mid-send loses it then, and the delivery is sent again). Answers the
-   * attempt number, or null when another run has it or it is not due.
+   * Records each attempt and its outcome together (one statement for the batch, so each is one
+   * atomic write), only while the claim of that attempt still holds. Answers, per record in order,
+   * false when another run took the delivery meanwhile (nothing written for it).
    */
-  async claim(id: string, now: Date, until: Date): Promise<number | null> {
-    const rows = returned<{ attempts: number }>(
-      await this.db.query(
-      `UPDATE webhook_delivery SET attempts = attempts + 1, claimed_until = $3, updated_at = $2
-        WHERE id = $1 AND status = 'pending' AND next_attempt_at <= $2 AND (claimed_until IS NULL OR claimed_until <= $2)
-        RETURNING attempts`,
-      [id, now, until],
-    ));
-    return rows[0]?.attempts ?? null;
+  async recordBatch(records: Array<AttemptRecord & { id: string }>): Promise<boolean[]> {
+    const column = <T>(pick: (record: AttemptRecord & { id: string }) => T): T[] => records.map(pick);
+    const rows = await namedQuery<{ delivery_id: string; attempt: number }>(this.db, RECORD_MANY, [
+      column((r) => r.id),
+      column((r) => r.attempt),
+      column((r) => r.status),
+      column((r) => r.nextAttemptAt),
+      column((r) => r.statusCode),
+      column((r) => r.error),
+      column((r) => r.at),
+      column((r) => r.manual),
+      column((r) => r.startedAt),
+      column((r) => Math.round(r.durationMs)),
+    ]);
+    const written = new Set(rows.map((row) => `${row.delivery_id}#${row.attempt}`));
+    return records.map((r) => written.has(`${r.id}#${r.attempt}`));
   }
 
-  /**
-   * Records the attempt and its outcome together (one statement, so one atomic write), only while
-   * the claim of that attempt still holds. False when another run took the delivery meanwhile.
-   */
-  async recordAttempt(id: string, record: AttemptRecord): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(
-      `WITH ended AS (
-         UPDATE webhook_delivery
-            SET status = $3::text, next_attempt_at = $4::timestamptz, claimed_until = NULL,
-                manual = CASE WHEN $3::text = 'pending' THEN manual ELSE false END,
-                last_status_code = $5::int, last_error = $6::text, updated_at = $7::timestamptz
-          WHERE id = $1 AND attempts = $2 AND status = 'pending' AND claimed_until IS NOT NULL
-          RETURNING id)
-       INSERT INTO webhook_delivery_attempt (delivery_id, attempt, manual, started_at, duration_ms, status_code, error)
-       SELECT id, $2, $8, $9, $10, $5::int, $6::text FROM ended
-       ON CONFLICT DO NOTHING RETURNING delivery_id`,
-      [id, record.attempt, record.status, record.nextAttemptAt, record.statusCode, record.error, record.at, record.manual, record.startedAt, Math.round(record.durationMs)],
-    );
-    return rows.length > 0;
+  /** One record, through the group commit: concurrent calls share one recordBatch statement. */
+  recordAttempt(id: string, record: AttemptRecord): Promise<boolean> {
+    return this.records.submit({ ...record, id });
+  }
+
+  /** Statements made by the worker's group commits and the items they carried (tests, metrics). */
+  batchCounters(): { claims: GroupCommitCounters; records: GroupCommitCounters } {
+    return { claims: this.claims.counters(), records: this.records.counters() };
   }
 
   /** Ends a pending delivery without an attempt (endpoint disabled, retry window over). */

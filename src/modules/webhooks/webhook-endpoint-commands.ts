@@ -94,10 +94,14 @@ export class WebhookEndpointCommands {
     return toWebhookEndpointResource(row);
   }
 
-  /** A new secret replaces the old one in the same statement: the next delivery attempt signs with it. */
+  /**
+   * A new secret replaces the old one in the same statement: the next delivery attempt signs with
+   * it (the worker checks the sealed text at each claim); this process also drops the old one now.
+   */
   async rotateSecret(key: AuthenticatedKey, id: string): Promise<WebhookEndpointSecretDto> {
     const secret = newWebhookSecret();
     await this.changeOwned(key, id, { secretSealed: this.secrets.seal(secret, id) });
+    this.secrets.forget(id);
     return { id, secret };
   }
 

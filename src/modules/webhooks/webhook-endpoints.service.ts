@@ -53,6 +53,14 @@ export class WebhookEndpointsService {
     return { id: row.id, apiKeyId: row.apiKeyId, url: row.url, events: [...row.events], enabled: row.enabled, secret: this.secrets.open(row.secretSealed, row.id) };
   }
 
+  /**
+   * For the delivery worker: the secret in clear from the sealed text it read with its claim,
+   * opened once per rotation (WebhookSecrets.openCurrent), not once per attempt.
+   */
+  secretOf(endpointId: string, sealed: string): string {
+    return this.secrets.openCurrent(sealed, endpointId);
+  }
+
   /** For the outbox: read inside the terminal transaction (tx from AudioTaskEvents). */
   async findForEvent(endpointId: string, tx: TransactionHandle): Promise<EventEndpoint | null> {
     if (!isIdOf('webhook', endpointId)) return null;

@@ -8,6 +8,7 @@ import { createHmac } from 'node:crypto';
  */
 export function signWebhook(secret: string, body: string, at: Date): string {
   const seconds = Math.floor(at.getTime() / 1000);
-  const digest = createHmac('sha256', secret).update(`${seconds}.${body}`, 'utf8').digest('hex');
+  // Fed in two parts: the same bytes as `${seconds}.${body}`, without copying the body into a new string.
+  const digest = createHmac('sha256', secret).update(`${seconds}.`, 'utf8').update(body, 'utf8').digest('hex');
   return `t=${seconds},v1=${digest}`;
 }
