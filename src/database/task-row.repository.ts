@@ -34,6 +34,13 @@ export abstract class TaskRowRepository<E extends TaskRow> {
     this.log.log({ msg: 'task created', taskId: task.id, ...('status' in task ? { status: task.status } : {}) });
   }
 
+  /** Several rows in one statement (a batch of creations, TaskCreations); each logged as `insert` logs it. */
+  async insertMany(tx: TransactionHandle, tasks: E[]): Promise<void> {
+    if (tasks.length === 0) return;
+    await entityManagerOf(tx).insert(this.tasks.target, tasks);
+    for (const task of tasks) this.log.log({ msg: 'task created', taskId: task.id, ...('status' in task ? { status: task.status } : {}) });
+  }
+
   findOwned(apiKeyId: string, id: string): Promise<E | null> {
     return this.tasks.findOneBy({ apiKeyId, id } as FindOptionsWhere<E>);
   }

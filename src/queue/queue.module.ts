@@ -9,6 +9,7 @@ import { PeriodicTasks } from './periodic-tasks.js';
 import { QueueLifecycle } from './queue-lifecycle.js';
 import { MAINTENANCE_QUEUE, type QueueName } from './queue-names.js';
 import { Queues } from './queues.js';
+import { TaskCreations } from './task-creations.js';
 import { REDIS, redisProvider } from './redis.provider.js';
 import { RegisteredQueues } from './registered-queues.js';
 import { WorkReconciler } from './work-reconciler.js';
@@ -52,8 +53,8 @@ export class QueueModule implements OnModuleInit {
         }),
         BullModule.registerQueue({ name: MAINTENANCE_QUEUE }),
       ],
-      providers: [PeriodicTasks, PeriodicScheduler, Queues, RegisteredQueues, WorkReconciler, MaintenanceProcessor, QueueLifecycle, redisProvider],
-      exports: [BullModule, PeriodicTasks, Queues, RegisteredQueues, WorkReconciler, REDIS],
+      providers: [PeriodicTasks, PeriodicScheduler, Queues, TaskCreations, RegisteredQueues, WorkReconciler, MaintenanceProcessor, QueueLifecycle, redisProvider],
+      exports: [BullModule, PeriodicTasks, Queues, TaskCreations, RegisteredQueues, WorkReconciler, REDIS],
     };
   }
 

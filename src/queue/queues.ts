@@ -29,6 +29,17 @@ export class Queues {
     await this.get(queue).add(name, data, { removeOnComplete: 1000, removeOnFail: 5000, ...options, jobId: bullJobId(jobId) });
   }
 
+  /**
+   * Several jobs of one queue in one Redis round trip (a MULTI), each once per `jobId` like
+   * `add`: what a batch of task creations (TaskCreations) enqueues after its commit.
+   */
+  async addBulk(queue: QueueName, jobs: ReadonlyArray<{ name: JobName; data: JobOf<JobName>; jobId: string; options?: JobsOptions }>): Promise<void> {
+    if (jobs.length === 0) return;
+    await this.get(queue).addBulk(
+      jobs.map((job) => ({ name: job.name, data: job.data, opts: { removeOnComplete: 1000, removeOnFail: 5000, ...job.options, jobId: bullJobId(job.jobId) } })),
+    );
+  }
+
   /** The job enqueued under `jobId` (as given to `add`), if BullMQ still has it. */
   async getJob(queue: QueueName, jobId: string): Promise<Job | undefined> {
     return (await this.get(queue).getJob(bullJobId(jobId))) ?? undefined;

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { DomainError } from '../../libs/common/index.js';
+import { DomainError, microsToUsd } from '../../libs/common/index.js';
+import { PriceCatalogue } from '../../src/modules/billing/index.js';
 import { WalletService } from '../../src/modules/billing/wallet.service.js';
+import { TaskCreations } from '../../src/queue/task-creations.js';
 import { createAccount, type TestAccount } from '../support/factories.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
 import { SAMPLE_OWNED_TABLE_SQL, SampleOwnedModule } from './sample-owned.module.js';
@@ -21,7 +23,7 @@ interface WalletState {
   holdEntries: number;
 }
 
-describe('overspend race: 200 concurrent holds on a wallet that affords 50', () => {
+describe('overspend race: 200 concurrent holds (and creations) on a wallet that affords 50', () => {
   let t: TestApp;
   let wallet: WalletService;
 
@@ -146,6 +148,43 @@ describe('overspend race: 200 concurrent holds on a wallet that affords 50', () 
     );
     assert.equal(Number(rows), AFFORDABLE);
     assert.equal(Number(matched), AFFORDABLE);
+  });
+
+  it('200 concurrent video creations over HTTP on a wallet that affords 50: exactly 50 created, in transactions of several creations', async () => {
+    const account = await createAccount(t, { environment: 'test' });
+    const body = { model: 'vendor-omni-1.1-flash-preview' as const, prompt: 'overspend race', controls: { duration: 3, resolution: '720p' } };
+    const price = t.app
+      .get(PriceCatalogue)
+      .videoMaxCost({ workspaceId: account.workspaceId, apiKeyId: account.keyId, environment: 'test' }, body.model, '720p');
+    await wallet.credit(account.workspaceId, 'test', price * BigInt(AFFORDABLE), `race-video-${account.workspaceId}`);
+    const before = t.app.get(TaskCreations).counters();
+    const statuses = await Promise.all(
+      Array.from({ length: ATTEMPTS }, async () => {
+        const response = await t.request('/v1/contents/generations/tasks', { method: 'POST', key: account.key, json: body });
+        await response.arrayBuffer();
+        return response.status;
+      }),
+    );
+    const now = t.app.get(TaskCreations).counters();
+    console.log(`overspend race (video creations): ${now.items - before.items} creations in ${now.calls - before.calls} transactions (largest ${now.largest})`);
+    assert.equal(statuses.filter((s) => s === 200).length, AFFORDABLE);
+    assert.equal(statuses.filter((s) => s === 402).length, ATTEMPTS - AFFORDABLE);
+    assert.deepEqual(await wallet.figures(account.workspaceId, 'test'), {
+      balanceUsd: microsToUsd(price * BigInt(AFFORDABLE)),
+      heldUsd: microsToUsd(price * BigInt(AFFORDABLE)),
+      availableUsd: 0,
+    });
+    const [row] = await t.db.query<{ tasks: string; matched: string; shared: string }>(
+      `SELECT (SELECT count(*) FROM video_task WHERE workspace_id = $1) AS tasks,
+              (SELECT count(*) FROM video_task v JOIN hold h ON h.id = v.hold_id AND h.subject_id = v.id AND h.status = 'open' WHERE v.workspace_id = $1) AS matched,
+              (SELECT count(*) FROM (SELECT created_at FROM hold WHERE workspace_id = $1 GROUP BY created_at HAVING count(*) > 1) AS batches) AS shared`,
+      [account.workspaceId],
+    );
+    assert.equal(Number(row!.tasks), AFFORDABLE);
+    assert.equal(Number(row!.matched), AFFORDABLE, 'every task has its own open hold, and no hold is without its task');
+    // A transaction's holds share its now(): some transaction carried several creations.
+    assert.ok(Number(row!.shared) > 0, 'batches happened: several creations in one transaction');
+    assert.ok(now.calls - before.calls < now.items - before.items);
   });
 
   it('concurrent settles and releases of one hold: exactly one resolves it', async () => {

@@ -9,7 +9,8 @@ import {
   SandboxAlternateVideoProvider,
 } from '../../../libs/providers/index.js';
 import { AppConfig } from '../../config/app-config.js';
-import { PriceCatalogue } from '../billing/index.js';
+import { type HoldInput, PriceCatalogue } from '../billing/index.js';
+import { type CreationKind, TaskCreations } from '../../queue/task-creations.js';
 import { WalletService } from '../billing/wallet.service.js';
 import type { AuthenticatedKey } from '../identity/index.js';
 import { MediaNotFoundError } from '../media/index.js';
@@ -47,7 +48,19 @@ export class AlternateTaskService implements OnModuleInit {
     private readonly readers: GenerationTaskReaders,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly creations: TaskCreations,
   ) {}
+
+  /** The hold, then the row with it (no job: the request itself makes the upstream create). */
+  private readonly creation: CreationKind<{ hold: HoldInput; row: AlternateTaskEntity }, AlternateTaskEntity> = {
+    name: 'alternate',
+    write: async (tx, { hold, row }) => {
+      const task = Object.assign(new AlternateTaskEntity(), row, { holdId: await this.wallet.hold(hold, tx) });
+      await this.tasks.insert(tx, task);
+      return task;
+    },
+    jobs: () => [],
+  };
 
   onModuleInit(): void {
     this.readers.register({
@@ -85,45 +98,40 @@ export class AlternateTaskService implements OnModuleInit {
     const id = newId('alt');
     const now = this.clock.now();
     const amountMicros = this.prices.alternateVideoCost({ workspaceId: key.workspaceId, apiKeyId: key.id, environment: key.environment }, model, mode, duration);
-    const task = await this.tasks.transaction(async (tx) => {
-      const holdId = await this.wallet.hold(
-        { workspaceId: key.workspaceId, environment: key.environment, apiKeyId: key.id, amountMicros, subjectType: ALTERNATE_HOLD_SUBJECT, subjectId: id },
-        tx,
-      );
-      const row = Object.assign(new AlternateTaskEntity(), {
-        id,
-        apiKeyId: key.id,
-        workspaceId: key.workspaceId,
-        environment: key.environment,
-        model,
-        mode,
-        durationSeconds: duration,
-        request,
-        adapter,
-        status: 'queued',
-        phase: 'creating',
-        upstreamTaskId: null,
-        upstreamStatus: null,
-        resultUrl: null,
-        pollAttempts: 0,
-        pollErrors: 0,
-        submittedAt: now,
-        reconciledAt: null,
-        mediaKey: null,
-        mediaBytes: null,
-        outputSeconds: null,
-        chargedMicros: null,
-        holdId,
-        failureReason: null,
-        completedAt: null,
-        expiresAt: null,
-        mediaDeletedAt: null,
-        createdAt: now,
-        updatedAt: now,
-      } satisfies AlternateTaskEntity);
-      await this.tasks.insert(tx, row);
-      return row;
-    });
+    const row = Object.assign(new AlternateTaskEntity(), {
+      id,
+      apiKeyId: key.id,
+      workspaceId: key.workspaceId,
+      environment: key.environment,
+      model,
+      mode,
+      durationSeconds: duration,
+      request,
+      adapter,
+      status: 'queued',
+      phase: 'creating',
+      upstreamTaskId: null,
+      upstreamStatus: null,
+      resultUrl: null,
+      pollAttempts: 0,
+      pollErrors: 0,
+      submittedAt: now,
+      reconciledAt: null,
+      mediaKey: null,
+      mediaBytes: null,
+      outputSeconds: null,
+      chargedMicros: null,
+      holdId: '',
+      failureReason: null,
+      completedAt: null,
+      expiresAt: null,
+      mediaDeletedAt: null,
+      createdAt: now,
+      updatedAt: now,
+    } satisfies AlternateTaskEntity);
+    const hold = { workspaceId: key.workspaceId, environment: key.environment, apiKeyId: key.id, amountMicros, subjectType: ALTERNATE_HOLD_SUBJECT, subjectId: id };
+    // Hold + row in one transaction, shared with the creations arriving meanwhile (TaskCreations).
+    const task = await this.creations.create(this.creation, { hold, row });
     const outcome = await this.send(task, provider, image, imageTail);
     return this.afterCreate(task, provider, outcome);
   }

@@ -1,11 +1,11 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { Clock, DomainError, microsToUsd, newId } from '../../../libs/common/index.js';
 import { type AudioProvider, NoLiveAdapterError, ProviderRegistry, type SpeechInput } from '../../../libs/providers/index.js';
 import { AppConfig } from '../../config/app-config.js';
 import type { TransactionHandle } from '../../database/transaction.js';
 import { AUDIO_PROCESS_JOB, AUDIO_QUEUE } from './audio-jobs.js';
-import { Queues } from '../../queue/queues.js';
-import { PriceCatalogue } from '../billing/index.js';
+import { type CreationJob, type CreationKind, type CreationOutcome, TaskCreations } from '../../queue/task-creations.js';
+import { type HoldInput, PriceCatalogue } from '../billing/index.js';
 import { WalletService } from '../billing/wallet.service.js';
 import type { AuthenticatedKey } from '../identity/index.js';
 import { AUDIO_HOLD_SUBJECT, AUDIO_JOB_OPTIONS, type AudioEndpoint, audioJobId } from './audio.constants.js';
@@ -15,7 +15,7 @@ import { AudioIdempotencyRepository, type IdempotencyScope } from './audio-idemp
 import { canonicalRequest, validateAudioRequest, type ValidatedAudioRequest } from './audio-rules.js';
 import { AudioIdempotencyEntity, AudioTaskEntity } from './audio-task.entity.js';
 import { AudioTaskPresenter } from './audio-task.presenter.js';
-import { AudioTaskRepository } from './audio-task.repository.js';
+import { AudioTaskRepository, type DecidedRequest, type ScopeState } from './audio-task.repository.js';
 import type { AudioEstimateDto, AudioTaskResponseDto } from './audio-task.resource.js';
 import type { CreateAudioGenerationDto } from './dto/create-audio-generation.dto.js';
 import { VoiceResolver } from './voices/voice-resolver.js';
@@ -57,14 +57,14 @@ interface Accepted {
 }
 
 /**
- * Creation of an audio task (DESIGN §6): validate → idempotent replay → 503 check → resolve voices →
- * webhook endpoint → price → one transaction (idempotency claim, pending limit under a per-key lock,
- * hold, task row, idempotency row) → enqueue. Every refusal happens before the hold.
+ * Creation of an audio task (DESIGN §6): validate → 503 check → resolve voices → webhook endpoint →
+ * price → one transaction shared with concurrent creations (TaskCreations: idempotent replay,
+ * idempotency claim, pending limit under a per-key lock, hold, task row, idempotency row) →
+ * enqueue. Every refusal happens before the hold; a decided key replays even when the checks
+ * before the transaction would now refuse it.
  */
 @Injectable()
 export class AudioGenerationService {
-  private readonly logger = new Logger(AudioGenerationService.name);
-
   constructor(
     private readonly tasks: AudioTaskRepository,
     private readonly idempotency: AudioIdempotencyRepository,
@@ -74,7 +74,7 @@ export class AudioGenerationService {
     private readonly registry: ProviderRegistry,
     private readonly voices: VoiceResolver,
     @Inject(WebhookEndpointDirectory) private readonly webhooks: WebhookEndpointDirectory,
-    private readonly queues: Queues,
+    private readonly creations: TaskCreations,
     private readonly clock: Clock,
     private readonly config: AppConfig,
   ) {}
@@ -86,43 +86,129 @@ export class AudioGenerationService {
     }
     const hash = requestHash(canonicalRequest(request));
     const scope: IdempotencyScope | undefined = options.idempotencyKey ? { apiKeyId: key.id, endpoint: options.endpoint, key: options.idempotencyKey } : undefined;
-    if (scope) {
-      // A decided key answers without any lookup: an alias deleted since must not break a replay.
-      const decided = await this.idempotency.find(scope);
+    let accepted: Accepted;
+    try {
+      accepted = await this.accept(key, request);
+    } catch (error) {
+      // A decided key answers whatever the checks say now (an alias deleted since must not break
+      // a replay); when they pass, the creation's transaction looks the key up first instead.
+      const decided = scope ? await this.idempotency.find(scope) : null;
       if (decided) return this.replay(key, decided, hash);
+      throw error;
     }
-    const accepted = await this.accept(key, request);
     const now = this.clock.now();
     const id = newId('audio');
-    const outcome = await this.tasks.transaction(async (tx) => {
-      if (scope) {
-        if (!(await this.idempotency.tryClaim(tx, scope))) throw requestInProgress();
-        // Decided while this request was validating: the claim's transaction sees the committed row.
-        const decided = await this.idempotency.find(scope, tx);
-        if (decided) return { decided };
-      }
-      await this.tasks.lockCreationsOf(tx, key.id);
-      const max = this.config.env.AUDIO_MAX_PENDING_PER_KEY;
-      if ((await this.tasks.countPending(tx, key.id, max)) >= max) {
-        throw new DomainError(429, AudioErrorCode.TooManyPending, `this API key already has ${max} unfinished audio tasks; poll them and try again`, { 'retry-after': '5' });
-      }
-      await options.beforeHold?.(tx, { id, amountMicros: accepted.amountMicros });
-      const holdId = await this.wallet.hold(
-        { workspaceId: key.workspaceId, environment: key.environment, apiKeyId: key.id, amountMicros: accepted.amountMicros, subjectType: AUDIO_HOLD_SUBJECT, subjectId: id },
-        tx,
-      );
-      const row = newTaskRow({ id, key, accepted, endpoint: options.endpoint, holdId, now, streamLeaseMs: options.streamLeaseMs });
-      await this.tasks.insert(tx, row);
-      if (scope) {
-        await this.idempotency.insert(tx, Object.assign(new AudioIdempotencyEntity(), { ...scope, requestHash: hash, taskId: id, createdAt: now }));
-      }
-      return { row };
-    });
-    if ('decided' in outcome) return this.replay(key, outcome.decided!, hash);
-    if (options.streamLeaseMs !== undefined) await this.enqueue(id, options.streamLeaseMs + STREAM_WATCHDOG_MARGIN_MS);
-    else if (options.enqueue !== false) await this.enqueue(id);
+    const jobDelayMs = options.streamLeaseMs !== undefined ? options.streamLeaseMs + STREAM_WATCHDOG_MARGIN_MS : 0;
+    const input: AudioCreationInput = {
+      key,
+      scope,
+      hash,
+      amountMicros: accepted.amountMicros,
+      row: newTaskRow({ id, key, accepted, endpoint: options.endpoint, holdId: '', now, streamLeaseMs: options.streamLeaseMs }),
+      beforeHold: options.beforeHold,
+      job: options.streamLeaseMs !== undefined || options.enqueue !== false ? { delayMs: jobDelayMs } : null,
+    };
+    // A caller's own writes (beforeHold) cannot be written set-based: such creations take a savepoint each.
+    const outcome = await this.creations.create(options.beforeHold ? this.creationWithHook : this.creation, input);
+    if ('decided' in outcome) return this.replay(key, outcome.decided, hash);
     return { task: await this.presenter.toResource(outcome.row), replayed: false };
   }
+
+  /**
+   * One creation in the transaction TaskCreations gives: an earlier decision of its key answers
+   * (replay), else the key is claimed (409 while another request holds it) and looked up again,
+   * the key's unfinished tasks are counted under its creation lock (429), then the caller's own
+   * writes, the hold (402), the task row and the idempotency record. Every refusal throws, so
+   * nothing of the creation stays.
+   */
+  private async writeOne(tx: TransactionHandle, input: AudioCreationInput): Promise<AudioWritten> {
+    const { key, scope, row } = input;
+    if (scope) {
+      const early = await this.idempotency.find(scope, tx);
+      if (early) return { decided: early };
+      if (!(await this.idempotency.tryClaim(tx, scope))) throw requestInProgress();
+      // Decided while this request was validating: the claim's transaction sees the committed row.
+      const decided = await this.idempotency.find(scope, tx);
+      if (decided) return { decided };
+    }
+    await this.tasks.lockCreationsOf(tx, key.id);
+    const max = this.config.env.AUDIO_MAX_PENDING_PER_KEY;
+    if ((await this.tasks.countPending(tx, key.id, max)) >= max) throw tooManyPending(max);
+    await input.beforeHold?.(tx, { id: row.id, amountMicros: input.amountMicros });
+    const task = withHold(row, await this.wallet.hold(holdOf(input), tx));
+    await this.tasks.insert(tx, task);
+    if (scope) await this.idempotency.insert(tx, idempotencyRecord(input));
+    return { row: task };
+  }
+
+  /**
+   * A batch of creations, set-based: two statements lock and read what every creation is judged
+   * on (see `judge`), one holds for all that pass, two insert their rows and records. Judged in
+   * arrival order exactly as `writeOne` one after another: when a refused hold would have changed
+   * the judgement of a later creation (its key's pending count, its idempotency key), the batch
+   * is undone and TaskCreations does each creation alone.
+   */
+  private async writeAll(tx: TransactionHandle, inputs: AudioCreationInput[]): Promise<Array<CreationOutcome<AudioWritten>>> {
+    const scopes = inputs.map((input) => input.scope);
+    const keyIds = inputs.map((input) => input.key.id);
+    const max = this.config.env.AUDIO_MAX_PENDING_PER_KEY;
+    const early = await this.tasks.lockCreationBatch(tx, scopes, keyIds);
+    const state = await this.tasks.creationBatchState(tx, scopes, keyIds, max);
+    const facts: BatchFacts = { early, decided: state.decided, pending: state.pending, max };
+    const judged = judge(inputs, facts, new Set());
+    const creating = judged.flatMap((judgement, i) => (judgement.kind === 'create' ? [i] : []));
+    const holds = await this.wallet.holdEach(
+      creating.map((i) => holdOf(inputs[i]!)),
+      tx,
+    );
+    const refused = new Set(creating.filter((_, k) => typeof holds[k] !== 'string'));
+    if (refused.size > 0 && !sameJudgements(judged, judge(inputs, facts, refused))) throw new Error('audio creation batch: a refused hold changes a later judgement');
+    const holdIds = new Map(creating.map((i, k) => [i, holds[k]!]));
+    const outcomes = judged.map((judgement, i): CreationOutcome<AudioWritten> => {
+      if (judgement.kind === 'refuse') return { error: judgement.error };
+      if (judgement.kind === 'decided') return { value: { decided: judgement.decided } };
+      const hold = holdIds.get(i)!;
+      return typeof hold === 'string' ? { value: { row: withHold(inputs[i]!.row, hold) } } : { error: hold };
+    });
+    const made = outcomes.flatMap((outcome, i) => ('value' in outcome && 'row' in outcome.value ? [{ row: outcome.value.row, input: inputs[i]! }] : []));
+    await this.tasks.insertMany(
+      tx,
+      made.map(({ row }) => row),
+    );
+    await this.idempotency.insertMany(
+      tx,
+      made.flatMap(({ input }) => (input.scope ? [idempotencyRecord(input)] : [])),
+    );
+    return outcomes;
+  }
+
+  private readonly jobsOf = (written: AudioWritten, input: AudioCreationInput): CreationJob[] =>
+    'row' in written && input.job
+      ? [
+          {
+            queue: AUDIO_QUEUE,
+            name: AUDIO_PROCESS_JOB,
+            data: { taskId: written.row.id },
+            jobId: audioJobId(written.row.id),
+            options: { ...AUDIO_JOB_OPTIONS, ...(input.job.delayMs > 0 ? { delay: input.job.delayMs } : {}) },
+          },
+        ]
+      : [];
+
+  /** Creations of generations and speech: batches of them are written set-based. */
+  private readonly creation: CreationKind<AudioCreationInput, AudioWritten> = {
+    name: 'audio',
+    write: (tx, input) => this.writeOne(tx, input),
+    writeAll: (tx, inputs) => this.writeAll(tx, inputs),
+    jobs: this.jobsOf,
+  };
+
+  /** Creations with the caller's own writes (a realtime turn): a savepoint each in a batch. */
+  private readonly creationWithHook: CreationKind<AudioCreationInput, AudioWritten> = {
+    name: 'audio-with-hook',
+    write: (tx, input) => this.writeOne(tx, input),
+    jobs: this.jobsOf,
+  };
 
   /** The same checks as creation, then the price of the submitted characters: no hold, no row, no job. */
   async estimate(key: AuthenticatedKey, dto: CreateAudioGenerationDto): Promise<AudioEstimateDto> {
@@ -169,22 +255,13 @@ export class AudioGenerationService {
     });
   }
 
-  private async replay(key: AuthenticatedKey, decided: AudioIdempotencyEntity, hash: string): Promise<AudioCreation> {
+  private async replay(key: AuthenticatedKey, decided: DecidedRequest, hash: string): Promise<AudioCreation> {
     if (decided.requestHash !== hash) {
       throw new DomainError(409, AudioErrorCode.IdempotencyConflict, 'this Idempotency-Key was used with a different request; use a new key for a new request');
     }
     const task = await this.tasks.findOwned(key.id, decided.taskId);
     if (!task) throw new Error(`idempotency record of ${decided.taskId} without its task`);
     return { task: await this.presenter.toResource(task), replayed: true };
-  }
-
-  private async enqueue(id: string, delayMs = 0): Promise<void> {
-    try {
-      await this.queues.add(AUDIO_QUEUE, AUDIO_PROCESS_JOB, { taskId: id }, audioJobId(id), { ...AUDIO_JOB_OPTIONS, ...(delayMs > 0 ? { delay: delayMs } : {}) });
-    } catch (error) {
-      // The row and its hold are committed: the reconciler enqueues it once Redis answers again.
-      this.logger.error(`enqueue of ${id} failed; the reconciler will retry: ${String(error)}`);
-    }
   }
 
   private provider(model: string, environment: AuthenticatedKey['environment']): { adapter: string; provider: AudioProvider } {
@@ -202,6 +279,79 @@ export class AudioGenerationService {
 
 /** The watchdog runs this long after the first lease would expire, so a live stream has renewed it by then. */
 const STREAM_WATCHDOG_MARGIN_MS = 1000;
+
+/** What one creation writes; its row's hold id is filled in when the hold is made. */
+interface AudioCreationInput {
+  key: AuthenticatedKey;
+  scope: IdempotencyScope | undefined;
+  hash: string;
+  amountMicros: bigint;
+  row: AudioTaskEntity;
+  beforeHold: CreateAudioOptions['beforeHold'];
+  /** Its job (delayed past a stream's lease), or null for a caller that runs the task itself. */
+  job: { delayMs: number } | null;
+}
+
+/** A creation written (its row) or answered by an earlier decision of its idempotency key. */
+type AudioWritten = { row: AudioTaskEntity } | { decided: DecidedRequest };
+
+/** What a batch is judged on, read under its locks (see AudioTaskRepository.lockCreationBatch). */
+interface BatchFacts {
+  early: ScopeState[];
+  decided: Array<DecidedRequest | null>;
+  pending: Map<string, number>;
+  max: number;
+}
+
+type Judgement = { kind: 'create' } | { kind: 'decided'; decided: DecidedRequest } | { kind: 'refuse'; error: DomainError };
+
+/**
+ * `writeOne`'s decisions for a batch, in arrival order, before any hold: a creation earlier in
+ * the batch counts as one more unfinished task of its key and decides its idempotency key for
+ * the ones after it. `refusedHolds` are creations whose hold was refused (402): they count for
+ * nothing, as a refused creation alone leaves nothing.
+ */
+function judge(inputs: AudioCreationInput[], facts: BatchFacts, refusedHolds: Set<number>): Judgement[] {
+  const pending = new Map(facts.pending);
+  const decidedHere = new Map<string, DecidedRequest>();
+  return inputs.map((input, i): Judgement => {
+    const { scope } = input;
+    const scopeKey = scope ? `${scope.apiKeyId}|${scope.endpoint}|${scope.key}` : '';
+    if (scope) {
+      const early = facts.early[i]!.decided ?? decidedHere.get(scopeKey);
+      if (early) return { kind: 'decided', decided: early };
+      if (!facts.early[i]!.claimed) return { kind: 'refuse', error: requestInProgress() };
+      const decided = facts.decided[i];
+      if (decided) return { kind: 'decided', decided };
+    }
+    const count = pending.get(input.key.id) ?? 0;
+    if (count >= facts.max) return { kind: 'refuse', error: tooManyPending(facts.max) };
+    if (!refusedHolds.has(i)) {
+      pending.set(input.key.id, count + 1);
+      if (scope) decidedHere.set(scopeKey, { requestHash: input.hash, taskId: input.row.id });
+    }
+    return { kind: 'create' };
+  });
+}
+
+const sameJudgements = (a: Judgement[], b: Judgement[]): boolean => a.every((judgement, i) => judgement.kind === b[i]!.kind);
+
+const holdOf = (input: AudioCreationInput): HoldInput => ({
+  workspaceId: input.key.workspaceId,
+  environment: input.key.environment,
+  apiKeyId: input.key.id,
+  amountMicros: input.amountMicros,
+  subjectType: AUDIO_HOLD_SUBJECT,
+  subjectId: input.row.id,
+});
+
+const withHold = (row: AudioTaskEntity, holdId: string): AudioTaskEntity => Object.assign(new AudioTaskEntity(), row, { holdId });
+
+const idempotencyRecord = (input: AudioCreationInput): AudioIdempotencyEntity =>
+  Object.assign(new AudioIdempotencyEntity(), { ...input.scope!, requestHash: input.hash, taskId: input.row.id, createdAt: input.row.createdAt });
+
+const tooManyPending = (max: number): DomainError =>
+  new DomainError(429, AudioErrorCode.TooManyPending, `this API key already has ${max} unfinished audio tasks; poll them and try again`, { 'retry-after': '5' });
 
 const requestInProgress = (): DomainError =>
   new DomainError(409, AudioErrorCode.RequestInProgress, 'a request with this Idempotency-Key is still being decided; repeat it shortly', { 'retry-after': '1' });

@@ -37,6 +37,11 @@ export class AudioIdempotencyRepository {
     await entityManagerOf(tx).insert(AudioIdempotencyEntity, record);
   }
 
+  /** Several records in one statement (a batch of creations). */
+  async insertMany(tx: TransactionHandle, records: AudioIdempotencyEntity[]): Promise<void> {
+    if (records.length > 0) await entityManagerOf(tx).insert(AudioIdempotencyEntity, records);
+  }
+
   /** Deletes records created before `olderThan`; returns how many. */
   async deleteOlderThan(olderThan: Date): Promise<number> {
     const result = await this.records.createQueryBuilder().delete().where('created_at < :olderThan', { olderThan }).execute();

@@ -5,6 +5,7 @@ import type { CursorPosition } from '../../../libs/common/index.js';
 import { compareAndSet } from '../../database/compare-and-set.js';
 import { TaskRowRepository } from '../../database/task-row.repository.js';
 import { entityManagerOf, type TransactionHandle } from '../../database/transaction.js';
+import type { IdempotencyScope } from './audio-idempotency.repository.js';
 import { AUDIO_PENDING_STATUSES, AudioTaskEntity, type AudioTaskPhase, type AudioTaskStatus } from './audio-task.entity.js';
 
 export interface AudioTaskListFilter {
@@ -12,6 +13,30 @@ export interface AudioTaskListFilter {
   after?: CursorPosition;
   status?: AudioTaskStatus;
   workspaceId?: string;
+}
+
+/** An idempotency record as a creation needs it: the request it decided and its task. */
+export interface DecidedRequest {
+  requestHash: string;
+  taskId: string;
+}
+
+/** A scope at the start of a batch: decided already, or claimed by this batch (else another request holds it). */
+export interface ScopeState {
+  decided: DecidedRequest | null;
+  claimed: boolean;
+}
+
+/** The scopes as three text arrays (null where a creation has none). */
+function scopeColumns(scopes: Array<IdempotencyScope | undefined>): [Array<string | null>, Array<string | null>, Array<string | null>] {
+  return [scopes.map((s) => s?.apiKeyId ?? null), scopes.map((s) => s?.endpoint ?? null), scopes.map((s) => s?.key ?? null)];
+}
+
+/** Rows that carry a 1-based `i` (WITH ORDINALITY), placed at their index; `missing` elsewhere. */
+function byIndex<R extends { i: number }, T>(count: number, rows: R[], map: (row: R) => T, missing?: T): T[] {
+  const out = new Array<T>(count).fill(missing as T);
+  for (const row of rows) out[Number(row.i) - 1] = map(row);
+  return out;
 }
 
 /** What a task must currently be for a transition to apply (compare-and-set). */
@@ -47,6 +72,60 @@ export class AudioTaskRepository extends TaskRowRepository<AudioTaskEntity> {
       [apiKeyId, AUDIO_PENDING_STATUSES, atMost],
     );
     return rows[0]?.n ?? 0;
+  }
+
+  /**
+   * The locks of a batch of creations (TaskCreations), in one statement: each distinct API key's
+   * creation lock (`lockCreationsOf`, taken in key order so two batches never wait on each
+   * other), and per creation with an idempotency scope the record already decided, if any, or
+   * else the scope's claim (`AudioIdempotencyRepository.tryClaim`, the same lock).
+   */
+  async lockCreationBatch(tx: TransactionHandle, scopes: Array<IdempotencyScope | undefined>, apiKeyIds: string[]): Promise<ScopeState[]> {
+    const rows: Array<{ scopes: Array<{ i: number; requestHash: string | null; taskId: string | null; claimed: boolean | null }> }> = await entityManagerOf(tx).query(
+      `SELECT
+         (SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtextextended('audio-pending|' || k, 0)) FROM unnest($4::text[]) AS k) AS locked) AS locked,
+         (SELECT coalesce(json_agg(json_build_object('i', s.i, 'requestHash', s.request_hash, 'taskId', s.task_id, 'claimed', s.claimed)), '[]'::json)
+            FROM (SELECT u.i, r.request_hash, r.task_id,
+                         CASE WHEN r.task_id IS NULL
+                           THEN pg_try_advisory_xact_lock(hashtextextended('audio-idempotency|' || u.api_key_id || '|' || u.endpoint || '|' || u.key, 0)) END AS claimed
+                    FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS u (api_key_id, endpoint, key, i)
+                    LEFT JOIN audio_idempotency r ON r.api_key_id = u.api_key_id::uuid AND r.endpoint = u.endpoint AND r.key = u.key
+                    WHERE u.key IS NOT NULL) AS s) AS scopes`,
+      [...scopeColumns(scopes), [...new Set(apiKeyIds)].sort()],
+    );
+    return byIndex(scopes.length, rows[0]!.scopes, (row) => ({
+      decided: row.taskId === null ? null : { requestHash: row.requestHash!, taskId: row.taskId },
+      claimed: row.claimed === true,
+    }), { decided: null, claimed: true });
+  }
+
+  /**
+   * What a batch of creations reads once its locks are held (one statement): the records decided
+   * meanwhile for the scopes, and each API key's unfinished tasks counted up to `atMost`.
+   */
+  async creationBatchState(
+    tx: TransactionHandle,
+    scopes: Array<IdempotencyScope | undefined>,
+    apiKeyIds: string[],
+    atMost: number,
+  ): Promise<{ decided: Array<DecidedRequest | null>; pending: Map<string, number> }> {
+    const rows: Array<{ decided: Array<{ i: number; requestHash: string; taskId: string }>; pending: Array<{ apiKeyId: string; n: number }> }> = await entityManagerOf(
+      tx,
+    ).query(
+      `SELECT
+         (SELECT coalesce(json_agg(json_build_object('i', u.i, 'requestHash', r.request_hash, 'taskId', r.task_id)), '[]'::json)
+            FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS u (api_key_id, endpoint, key, i)
+            JOIN audio_idempotency r ON r.api_key_id = u.api_key_id::uuid AND r.endpoint = u.endpoint AND r.key = u.key) AS decided,
+         (SELECT coalesce(json_agg(json_build_object('apiKeyId', k,
+                   'n', (SELECT count(*) FROM (SELECT 1 FROM audio_task t WHERE t.api_key_id = k::uuid AND t.status = ANY($5) LIMIT $6) AS p))), '[]'::json)
+            FROM unnest($4::text[]) AS k) AS pending`,
+      [...scopeColumns(scopes), [...new Set(apiKeyIds)], AUDIO_PENDING_STATUSES, atMost],
+    );
+    const { decided, pending } = rows[0]!;
+    return {
+      decided: byIndex(scopes.length, decided, (row) => ({ requestHash: row.requestHash, taskId: row.taskId }), null),
+      pending: new Map(pending.map((row) => [row.apiKeyId, Number(row.n)])),
+    };
   }
 
   /** Newest first, `limit + 1` rows (the extra one says more exist). */

@@ -231,6 +231,26 @@ export class WalletRepository {
     return this.holds.submit(values);
   }
 
+  /**
+   * Several holds in the caller's transaction, judged in the given order exactly as `hold` one
+   * after another would be (svc_hold_many): the hold id of each, or null where the available
+   * balance did not cover it. Every wallet concerned stays locked until `tx` ends.
+   */
+  async holdMany(tx: TransactionHandle, holds: Array<{ holdId: string; input: HoldInput }>): Promise<Array<string | null>> {
+    if (holds.length === 0) return [];
+    const column = <T>(pick: (hold: { holdId: string; input: HoldInput }) => T): T[] => holds.map(pick);
+    const rows: Array<{ idx: number; hold_id: string | null }> = await entityManagerOf(tx).query(HOLD_MANY.text, [
+      column((h) => h.holdId),
+      column((h) => h.input.workspaceId),
+      column((h) => h.input.environment),
+      column((h) => h.input.apiKeyId),
+      column((h) => h.input.amountMicros.toString()),
+      column((h) => h.input.subjectType),
+      column((h) => h.input.subjectId),
+    ]);
+    return inOrder(rows, holds.length, 'svc_hold_many').map((row) => row.hold_id ?? null);
+  }
+
   /** Whether a hold with this id was made (after a lost connection: did the lost try commit?). */
   async holdExists(holdId: string): Promise<boolean> {
     const rows: unknown[] = await this.db.query('SELECT 1 FROM hold WHERE id = $1', [holdId]);

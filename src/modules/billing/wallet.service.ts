@@ -110,6 +110,17 @@ export class WalletService {
   }
 
   /**
+   * Several holds in the caller's transaction (a batch of task creations), judged in the given
+   * order exactly as `hold(input, tx)` one after another would be: each answer is the hold id,
+   * or the 402 that `hold` would have thrown (nothing written for it).
+   */
+  async holdEach(inputs: HoldInput[], tx: TransactionHandle): Promise<Array<string | DomainError>> {
+    for (const input of inputs) if (input.amountMicros <= 0n) throw new RangeError('a hold must be for a positive amount');
+    const made = await this.wallets.holdMany(tx, inputs.map((input) => ({ holdId: randomUUID(), input })));
+    return made.map((holdId, i) => holdId ?? insufficientBalance(inputs[i]!.amountMicros));
+  }
+
+  /**
    * Charges the measured cost, never more than the hold, and releases the rest. A measured cost
    * above the hold is charged as the hold; the excess is logged and counted, never taken from the
    * rest of the wallet. If the database stays unreachable, the journal keeps what the hold must
@@ -314,6 +325,11 @@ export class WalletService {
       uncollectedUsd: microsToUsd(resolution.uncollectedMicros),
     });
   }
+}
+
+/** The 402 of a hold the available balance does not cover (as `hold` throws it). */
+function insufficientBalance(amountMicros: bigint): DomainError {
+  return new DomainError(402, CommonErrorCode.InsufficientBalance, `insufficient balance: this request needs up to ${microsToUsd(amountMicros)} USD available`);
 }
 
 function toLedgerEntry(row: LedgerEntryEntity): LedgerEntry {

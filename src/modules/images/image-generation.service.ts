@@ -2,7 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Clock, DomainError } from '../../../libs/common/index.js';
 import { NoLiveAdapterError, ProviderRegistry, type ImageOutcome, type ImageProvider } from '../../../libs/providers/index.js';
-import { PriceCatalogue, type PriceContext, WalletService } from '../billing/index.js';
+import { type HoldInput, PriceCatalogue, type PriceContext, WalletService } from '../billing/index.js';
+import { type CreationKind, TaskCreations } from '../../queue/task-creations.js';
 import type { AuthenticatedKey } from '../identity/index.js';
 import { MediaService } from '../media/media.service.js';
 import type { CreateImageGenerationDto } from './dto/create-image-generation.dto.js';
@@ -44,7 +45,19 @@ export class ImageGenerationService {
     private readonly media: MediaService,
     private readonly metrics: ImageMetrics,
     private readonly clock: Clock,
+    private readonly creations: TaskCreations,
   ) {}
+
+  /** The hold, then the `running` row with it (no job: the request itself calls the upstream). */
+  private readonly creation: CreationKind<{ hold: HoldInput; row: ImageGenerationEntity }, ImageGenerationEntity> = {
+    name: 'image',
+    write: async (tx, { hold, row }) => {
+      const entity = Object.assign(new ImageGenerationEntity(), row, { holdId: await this.wallet.hold(hold, tx) });
+      await this.rows.insert(tx, entity);
+      return entity;
+    },
+    jobs: () => [],
+  };
 
   async generate(key: AuthenticatedKey, dto: CreateImageGenerationDto): Promise<ImageGenerationResponse> {
     const rules = applyImageRules(dto);
@@ -55,39 +68,36 @@ export class ImageGenerationService {
     const price = this.prices.imageCost(payer, rules.model, rules.size);
     const id = `image:${randomUUID()}`;
 
-    const row = await this.rows.transaction(async (tx) => {
-      const holdId = await this.wallet.hold({ ...payer, amountMicros: price, subjectType: IMAGE_HOLD_SUBJECT, subjectId: id }, tx);
-      const now = this.clock.now();
-      const entity = Object.assign(new ImageGenerationEntity(), {
-        id,
-        apiKeyId: key.id,
-        workspaceId: key.workspaceId,
-        environment: key.environment,
-        model: rules.model,
-        adapter,
-        request: {
-          prompt: rules.prompt,
-          size: rules.size,
-          aspectRatio: rules.aspectRatio,
-          references: references.summaries,
-          generationConfig: rules.generationConfig,
-          safetySettings: rules.safetySettings,
-        },
-        status: 'running',
-        holdId,
-        mediaKey: null,
-        contentType: null,
-        chargedMicros: null,
-        failureReason: null,
-        completedAt: null,
-        expiresAt: null,
-        mediaDeletedAt: null,
-        createdAt: now,
-        updatedAt: now,
-      } satisfies ImageGenerationEntity);
-      await this.rows.insert(tx, entity);
-      return entity;
-    });
+    const now = this.clock.now();
+    const entity = Object.assign(new ImageGenerationEntity(), {
+      id,
+      apiKeyId: key.id,
+      workspaceId: key.workspaceId,
+      environment: key.environment,
+      model: rules.model,
+      adapter,
+      request: {
+        prompt: rules.prompt,
+        size: rules.size,
+        aspectRatio: rules.aspectRatio,
+        references: references.summaries,
+        generationConfig: rules.generationConfig,
+        safetySettings: rules.safetySettings,
+      },
+      status: 'running',
+      holdId: '',
+      mediaKey: null,
+      contentType: null,
+      chargedMicros: null,
+      failureReason: null,
+      completedAt: null,
+      expiresAt: null,
+      mediaDeletedAt: null,
+      createdAt: now,
+      updatedAt: now,
+    } satisfies ImageGenerationEntity);
+    // Hold + row in one transaction, shared with the creations arriving meanwhile (TaskCreations).
+    const row = await this.creations.create(this.creation, { hold: { ...payer, amountMicros: price, subjectType: IMAGE_HOLD_SUBJECT, subjectId: id }, row: entity });
 
     let outcome: ImageOutcome;
     try {

@@ -2,12 +2,12 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Clock, type Page, decodeCursor, DEFAULT_PAGE_LIMIT, DomainError, isIdOf, newId, toPage } from '../../../libs/common/index.js';
 import { NoLiveAdapterError, ProviderRegistry, type VideoProvider } from '../../../libs/providers/index.js';
 import { AppConfig } from '../../config/app-config.js';
-import { PriceCatalogue } from '../billing/index.js';
+import { type HoldInput, PriceCatalogue } from '../billing/index.js';
 import { WalletService } from '../billing/wallet.service.js';
 import type { AuthenticatedKey } from '../identity/index.js';
 import { MediaNotFoundError } from '../media/index.js';
 import { MediaService } from '../media/media.service.js';
-import { Queues } from '../../queue/queues.js';
+import { type CreationKind, type CreationOutcome, TaskCreations } from '../../queue/task-creations.js';
 import type { CreateVideoTaskDto, ListVideoTasksQueryDto } from './dto/create-video-task.dto.js';
 import { HOLD_SUBJECT, VIDEO_LINK_TTL_SECONDS } from './video.constants.js';
 import { VIDEO_JOB_OPTIONS, VIDEO_PROCESS_JOB, VIDEO_QUEUE, videoJobId } from './video-jobs.js';
@@ -19,9 +19,18 @@ import type { VideoTaskResponseDto } from './video-task.resource.js';
 import { GenerationTaskReaders, type SharedTaskListEntry } from './generation-task-readers.service.js';
 
 
+/** What one video creation writes: its hold and its row (the hold id is filled in when made). */
+interface VideoCreation {
+  hold: HoldInput;
+  row: VideoTaskEntity;
+}
+
+const withHold = (row: VideoTaskEntity, holdId: string): VideoTaskEntity => Object.assign(new VideoTaskEntity(), row, { holdId });
+
 /**
  * The omni video use cases the controller calls: create (validate → 503 check → hold + row in
- * one transaction → enqueue), read with fresh links, list, and the refused delete.
+ * one transaction, shared with concurrent creations → enqueue), read with fresh links, list,
+ * and the refused delete.
  */
 @Injectable()
 export class VideoTaskService {
@@ -32,12 +41,39 @@ export class VideoTaskService {
     private readonly wallet: WalletService,
     private readonly prices: PriceCatalogue,
     private readonly registry: ProviderRegistry,
-    private readonly queues: Queues,
     private readonly media: MediaService,
     private readonly clock: Clock,
     private readonly config: AppConfig,
     private readonly readers: GenerationTaskReaders,
+    private readonly creations: TaskCreations,
   ) {}
+
+  /**
+   * One creation: hold, then the `queued` row with that hold, in the transaction TaskCreations
+   * gives; a batch of them is two statements (every hold in arrival order, every row), and the
+   * jobs go with one `addBulk`.
+   */
+  private readonly creation: CreationKind<VideoCreation, VideoTaskEntity> = {
+    name: 'video',
+    write: async (tx, { hold, row }) => {
+      const task = withHold(row, await this.wallet.hold(hold, tx));
+      await this.tasks.insert(tx, task);
+      return task;
+    },
+    writeAll: async (tx, creations) => {
+      const holds = await this.wallet.holdEach(
+        creations.map((creation) => creation.hold),
+        tx,
+      );
+      const outcomes = creations.map(({ row }, i): CreationOutcome<VideoTaskEntity> => {
+        const hold = holds[i]!;
+        return typeof hold === 'string' ? { value: withHold(row, hold) } : { error: hold };
+      });
+      await this.tasks.insertMany(tx, outcomes.flatMap((outcome) => ('value' in outcome ? [outcome.value] : [])));
+      return outcomes;
+    },
+    jobs: (task) => [{ queue: VIDEO_QUEUE, name: VIDEO_PROCESS_JOB, data: { taskId: task.id }, jobId: videoJobId(task.id), options: VIDEO_JOB_OPTIONS }],
+  };
 
   async create(key: AuthenticatedKey, dto: CreateVideoTaskDto): Promise<VideoTaskResponseDto> {
     const snapshot = resolveVideoRequest(dto, { allowHttp: this.config.env.OUTBOUND_ALLOW_HTTP });
@@ -48,49 +84,38 @@ export class VideoTaskService {
     const now = this.clock.now();
     const id = newId('omni');
     const amountMicros = this.prices.videoMaxCost({ workspaceId: key.workspaceId, apiKeyId: key.id, environment: key.environment }, dto.model, snapshot.controls.resolution);
-    const task = await this.tasks.transaction(async (tx) => {
-      const holdId = await this.wallet.hold(
-        { workspaceId: key.workspaceId, environment: key.environment, apiKeyId: key.id, amountMicros, subjectType: HOLD_SUBJECT, subjectId: id },
-        tx,
-      );
-      const row = Object.assign(new VideoTaskEntity(), {
-        id,
-        apiKeyId: key.id,
-        workspaceId: key.workspaceId,
-        environment: key.environment,
-        model: dto.model,
-        mode: snapshot.mode,
-        request: snapshot,
-        adapter,
-        status: 'queued',
-        phase: null,
-        upstreamOperation: null,
-        submitAttempts: 0,
-        pollAttempts: 0,
-        pollErrors: 0,
-        submittedAt: null,
-        reconciledAt: null,
-        mediaKey: null,
-        mediaBytes: null,
-        outputSeconds: null,
-        chargedMicros: null,
-        holdId,
-        failureReason: null,
-        completedAt: null,
-        expiresAt: null,
-        mediaDeletedAt: null,
-        createdAt: now,
-        updatedAt: now,
-      } satisfies VideoTaskEntity);
-      await this.tasks.insert(tx, row);
-      return row;
-    });
-    try {
-      await this.queues.add(VIDEO_QUEUE, VIDEO_PROCESS_JOB, { taskId: id }, videoJobId(id), VIDEO_JOB_OPTIONS);
-    } catch (error) {
-      // The row and its hold are committed: the reconciler enqueues it once Redis answers again.
-      this.logger.error(`enqueue of ${id} failed; the reconciler will retry: ${String(error)}`);
-    }
+    const row = Object.assign(new VideoTaskEntity(), {
+      id,
+      apiKeyId: key.id,
+      workspaceId: key.workspaceId,
+      environment: key.environment,
+      model: dto.model,
+      mode: snapshot.mode,
+      request: snapshot,
+      adapter,
+      status: 'queued',
+      phase: null,
+      upstreamOperation: null,
+      submitAttempts: 0,
+      pollAttempts: 0,
+      pollErrors: 0,
+      submittedAt: null,
+      reconciledAt: null,
+      mediaKey: null,
+      mediaBytes: null,
+      outputSeconds: null,
+      chargedMicros: null,
+      holdId: '',
+      failureReason: null,
+      completedAt: null,
+      expiresAt: null,
+      mediaDeletedAt: null,
+      createdAt: now,
+      updatedAt: now,
+    } satisfies VideoTaskEntity);
+    const hold = { workspaceId: key.workspaceId, environment: key.environment, apiKeyId: key.id, amountMicros, subjectType: HOLD_SUBJECT, subjectId: id };
+    // Hold + row commit together (with the creations arriving meanwhile), then the job is added.
+    const task = await this.creations.create(this.creation, { hold, row });
     return this.toResource(task);
   }
 
