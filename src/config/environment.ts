@@ -179,6 +179,14 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(1000)
   REQUEST_TIMEOUT_MS = 120_000;
 
+  /**
+   * How long an API process may serve a verified key from memory (docs/decisions.md › Platform,
+   * "Key cache with instant revocation"): the safety net behind the invalidation channel, so at
+   * most 60 s. 0 turns the key cache off (every request reads PostgreSQL).
+   */
+  @Transform(toInt) @IsInt() @Min(0) @Max(60_000)
+  API_KEY_CACHE_TTL_MS = 30_000;
+
   /** How often the reconciler re-enqueues pending work whose job is missing. */
   @Transform(toInt) @IsInt() @Min(1000)
   RECONCILE_INTERVAL_MS = 60_000;

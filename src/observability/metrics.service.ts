@@ -22,6 +22,9 @@ export class Metrics {
 
   readonly apiKeyLookups = this.counter('svc_api_key_lookups_total', 'API keys looked up in the database (a malformed key is refused before any lookup)');
 
+  /** Key cache outcomes: hit, miss (read from the database, then kept), bypass (channel not subscribed: database). */
+  readonly apiKeyCache = this.counter('svc_api_key_cache_total', 'API key cache outcomes of well-formed keys: hit, miss, bypass (invalidation channel down)', ['outcome']);
+
   /** Wallet writes tried again after a lost database connection. */
   readonly walletConnectionRetries = this.counter('svc_wallet_connection_retries_total', 'Wallet writes tried again after a lost database connection');
 

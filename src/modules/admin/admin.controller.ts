@@ -128,6 +128,7 @@ export class AdminController {
   @ApiParam({ name: 'keyId', format: 'uuid' })
   @ApiOkResponse({ type: ApiKeyDto })
   @ApiErrors(404, ['admin.not_found'])
+  @ApiErrors(503, [['admin.unavailable', 'revoked in the database, but Redis did not take the invalidation: retry (idempotent)']])
   revokeApiKey(@Param('keyId') keyId: string): Promise<ApiKeyDto> {
     return this.admin.revokeApiKey(keyId);
   }

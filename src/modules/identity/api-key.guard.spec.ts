@@ -7,6 +7,7 @@ import { Clock, DomainError } from '../../../libs/common/index.js';
 import type { Metrics } from '../../observability/metrics.service.js';
 import { ApiKeyGuard } from './api-key.guard.js';
 import type { IdentityRepository } from './identity.repository.js';
+import type { KeyInvalidations } from './key-invalidations.js';
 
 /** A context of the given transport whose handler carries no route-access mark. */
 function contextOf(type: 'http' | 'ws' | 'rpc', headers: Record<string, string> = {}): ExecutionContext {
@@ -23,7 +24,7 @@ function contextOf(type: 'http' | 'ws' | 'rpc', headers: Record<string, string> 
 describe('ApiKeyGuard transports', () => {
   // No key reaches a lookup in these cases: the collaborators behind it are never called.
   const unused = new Proxy({}, { get: () => assert.fail('no key lookup expected') });
-  const guard = new ApiKeyGuard(new Reflector(), unused as IdentityRepository, unused as Metrics, new Clock(), unused as DataSource);
+  const guard = new ApiKeyGuard(new Reflector(), unused as IdentityRepository, unused as Metrics, new Clock(), unused as DataSource, unused as KeyInvalidations);
 
   it('lets a WebSocket context through untouched (the realtime gateway authenticates with tickets)', async () => {
     assert.equal(await guard.canActivate(contextOf('ws')), true);

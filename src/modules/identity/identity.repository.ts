@@ -76,9 +76,14 @@ export class IdentityRepository {
     return this.findApiKey(id);
   }
 
-  /** Best effort, throttled by the caller: never on the request's critical path. */
-  async touchApiKey(id: string, at: Date): Promise<void> {
-    await this.db.query(`UPDATE api_key SET last_used_at = $2 WHERE id = $1`, [id, at]);
+  /** Best effort, throttled and batched by the caller: never on the request's critical path. */
+  async touchApiKeys(touches: ReadonlyArray<{ id: string; at: Date }>): Promise<void> {
+    await this.db.query(
+      `UPDATE api_key k SET last_used_at = GREATEST(k.last_used_at, t.at)
+         FROM (SELECT DISTINCT ON (id) id, at FROM unnest($1::uuid[], $2::timestamptz[]) AS u(id, at) ORDER BY id, at DESC) t
+        WHERE k.id = t.id`,
+      [touches.map((t) => t.id), touches.map((t) => t.at)],
+    );
   }
 
   countWorkspaces(): Promise<number> {
