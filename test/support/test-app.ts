@@ -123,7 +123,7 @@ export async function bootTestApp(options: TestAppOptions = {}): Promise<TestApp
   };
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const { createServer } = await import('node:net');
   return new Promise((resolve, reject) => {
     const server = createServer();
