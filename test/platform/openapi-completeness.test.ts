@@ -75,7 +75,7 @@ const ERROR_STATUSES: Record<string, number[]> = {
   'GET /admin/v1/workspaces/{id}': [401, 404],
   'POST /admin/v1/workspaces/{id}/api-keys': [400, 401, 404],
   'GET /admin/v1/workspaces/{id}/api-keys': [400, 401, 404],
-  'POST /admin/v1/api-keys/{keyId}/revoke': [401, 404],
+  'POST /admin/v1/api-keys/{keyId}/revoke': [401, 404, 503],
   'POST /admin/v1/workspaces/{id}/wallet/credits': [400, 401, 404, 409],
   'GET /admin/v1/workspaces/{id}/wallet': [400, 401, 404],
   'GET /admin/v1/workspaces/{id}/ledger': [400, 401, 404],
