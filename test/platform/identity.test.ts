@@ -5,6 +5,7 @@ import { WalletService } from '../../src/modules/billing/wallet.service.js';
 import { checksumOf, generateApiKey } from '../../src/modules/identity/api-key-format.js';
 import { ApiKeyGuard } from '../../src/modules/identity/api-key.guard.js';
 import { IdentityService } from '../../src/modules/identity/identity.service.js';
+import { eventually } from '../support/eventually.js';
 import { createAccount, issueKey } from '../support/factories.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
 import { SAMPLE_OWNED_TABLE_SQL, SampleOwnedModule } from './sample-owned.module.js';
@@ -130,6 +131,22 @@ describe('identity: API keys, modes and ownership', () => {
     assert.equal(after.items - before.items, 120);
     assert.ok(after.calls - before.calls < 120, `120 lookups in ${after.calls - before.calls} queries: batches formed`);
     assert.ok(after.largest > 1);
+  });
+
+  it('writes last_used_at off the request path, for many keys at once (batched touches)', async () => {
+    const account = await createAccount(t, { creditUsd: 1 });
+    const keys = [{ keyId: account.keyId, key: account.key }];
+    for (let i = 0; i < 20; i++) keys.push(await issueKey(t, account.workspaceId));
+    const startedAt = Date.now();
+    const statuses = await Promise.all(keys.map(async ({ key }) => (await t.request('/api/svc/v1/wallet', { key })).status));
+    assert.deepEqual(new Set(statuses), new Set([200]));
+    const rows = await eventually(
+      () => t.db.query<{ id: string; last_used_at: Date | null }>(`SELECT id, last_used_at FROM api_key WHERE workspace_id = $1`, [account.workspaceId]),
+      (read) => read.length === keys.length && read.every((row) => row.last_used_at !== null),
+      'every key touched',
+      30_000,
+    );
+    for (const row of rows) assert.ok(row.last_used_at!.getTime() >= startedAt - 1000, `${row.id} touched by this request`);
   });
 
   it('gives a test-mode key (svc_test_) its own wallet, separate from the live one', async () => {
