@@ -5,6 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { parseApiKey } from '../../src/modules/identity/api-key-format.js';
+import { KeyInvalidations } from '../../src/modules/identity/key-invalidations.js';
+import { eventually } from '../support/eventually.js';
 import { bootTestApp, TEST_REDIS_URL, type TestApp } from '../support/test-app.js';
 
 /** The compiled CLI beside this compiled test (dist/ or a TEST_DIST_DIR such as .build/admin). */
@@ -96,6 +99,13 @@ describe('operator CLI', () => {
 
     const listed = await ok<{ items: Array<{ id: string; wallet: unknown }> }>('workspace:list', '--limit', '100');
     assert.deepEqual(listed.items.find((w) => w.id === workspace.id)?.wallet, credited);
+
+    // The service holds the key in its cache: the CLI's revoke has to reach it through Redis.
+    const invalidations = t.app.get(KeyInvalidations);
+    await eventually(() => Promise.resolve(invalidations.ready), (ready) => ready, 'key invalidations subscribed', 30_000);
+    assert.equal((await t.request('/api/svc/v1/wallet', { key: issued.key })).status, 200);
+    const parsed = parseApiKey(issued.key);
+    assert.ok(parsed.ok && invalidations.cache.get(parsed.sha256.toString('hex')), 'the key is cached');
 
     const revoked = await ok<{ status: string }>('key:revoke', '--key', issued.id);
     assert.equal(revoked.status, 'revoked');
