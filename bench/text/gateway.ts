@@ -52,6 +52,8 @@ try {
       GEMINI_BASE_URL: upstream,
       // Creations are measured without a worker: nothing drains the pending audio tasks.
       AUDIO_MAX_PENDING_PER_KEY: '100000000',
+      // 0: no key cache (every request reads PostgreSQL), to compare with the default.
+      ...(process.env.API_KEY_CACHE_TTL_MS ? { API_KEY_CACHE_TTL_MS: process.env.API_KEY_CACHE_TTL_MS } : {}),
     },
   });
   // One workspace by default: every request holds and settles on the same wallet row (the worst case).

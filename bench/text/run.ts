@@ -20,7 +20,8 @@
 // PROBE_N (1000), PROBE_STREAM_N (200), BENCH_LOG_LEVEL (warn), BENCH_MODEL (vendor-3.7-flash),
 // BENCH_ACCOUNTS (1 = every request on one wallet row; N rotates requests over N workspaces),
 // PORTKEY_ANCHOR_DIR, PORTKEY_DIR, SKIP_PORTKEY=1, BENCH_CPU_PROF=1 (profile our gateway into
-// bench/results/text/prof), BENCH_TIMEOUT_S (900), CREATIONS ("video audio"; "" skips them).
+// bench/results/text/prof), BENCH_TIMEOUT_S (900), CREATIONS ("video audio"; "" skips them),
+// API_KEY_CACHE_TTL_MS (the gateway's; 0 turns its key cache off, to compare).
 // Results: bench/results/text/<time>.{json,md}.
 import autocannon, { type Result } from 'autocannon';
 import { type ChildProcess, fork, spawn, spawnSync } from 'node:child_process';
