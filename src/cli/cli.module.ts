@@ -1,21 +1,53 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, Global, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Redis } from 'ioredis';
 import type { Logger as PinoLogger } from 'pino';
 import { ErrorDomainsModule } from '../app/error-domains.module.js';
 import { LoggingModule } from '../app/logger.js';
-import type { AppConfig } from '../config/app-config.js';
+import { AppConfig } from '../config/app-config.js';
 import { ConfigModule } from '../config/config.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { AdminService } from '../modules/admin/admin.service.js';
-import { BillingModule } from '../modules/billing/billing.module.js';
-import { IdentityModule } from '../modules/identity/identity.module.js';
+import { WalletCoreModule } from '../modules/billing/wallet-core.module.js';
+import { IdentityCoreModule } from '../modules/identity/identity-core.module.js';
 import { MetricsModule } from '../observability/metrics.module.js';
-import { QueueModule } from '../queue/queue.module.js';
+import { redisOptions } from '../queue/redis-connection.js';
+import { logErrorsQuietly } from '../queue/redis-error-log.js';
+import { REDIS } from '../queue/redis.provider.js';
 
 /**
- * What an operator command needs, and nothing else: the platform (config, database, the queue
- * platform billing registers its periodic work on), identity and billing, and the AdminService the
- * admin API also calls. No domain module, controller, provider adapter or media driver is loaded,
- * so a command answers in well under a second instead of booting the whole service.
+ * The Redis client the wallet core (its settlement journal) and identity may use, connected only
+ * when a command first sends something: most commands never do, so they neither wait for a
+ * connection nor need Redis up. The HTTP app's client comes from QueueModule with BullMQ.
+ */
+@Global()
+@Module({
+  providers: [
+    {
+      provide: REDIS,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => {
+        const client = new Redis({ ...redisOptions(config.env.REDIS_URL), maxRetriesPerRequest: 2, lazyConnect: true });
+        logErrorsQuietly(client, 'Redis client', new Logger('Redis'));
+        return client;
+      },
+    },
+  ],
+  exports: [REDIS],
+})
+class CliRedisModule implements OnApplicationShutdown {
+  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.redis.status === 'ready') await this.redis.quit();
+    else this.redis.disconnect();
+  }
+}
+
+/**
+ * What an operator command needs, and nothing else: config, logs, metrics (the wallet counts),
+ * the database, a lazily connected Redis client, the identity and wallet cores (no guards,
+ * controllers, queues, periodic tasks or OpenAPI decorators) and the AdminService the admin API
+ * also calls. test/admin/cli.test.ts fails if @nestjs/swagger or bullmq is ever loaded again.
  */
 @Module({})
 export class CliModule {
@@ -30,9 +62,9 @@ export class CliModule {
         // Refusals read as the admin API's do (`admin.not_found`), as AdminModule registers them.
         ErrorDomainsModule.forFeature({ domain: 'admin', pathPrefixes: ['/admin/'] }),
         DatabaseModule.forRoot(config),
-        QueueModule.forRoot(config),
-        IdentityModule,
-        BillingModule,
+        CliRedisModule,
+        IdentityCoreModule,
+        WalletCoreModule,
       ],
       providers: [AdminService],
     };

@@ -1,13 +1,13 @@
 import 'reflect-metadata';
-import { DomainError, ErrorDomains } from '../../libs/common/index.js';
-import { InvalidEnvironmentError } from '../config/environment.js';
 import { helpText, parseCommandLine, UsageError } from './commands.js';
 
 /**
- * Operator CLI: `npm run cli -- <command> [--flags]` (see `help`). It boots only the platform,
- * identity and billing (CliModule) as an application context with APP_ROLE=api (no HTTP server,
- * no queue workers, no periodic jobs), calls AdminService like the admin API does, prints JSON on
- * stdout and exits.
+ * Operator CLI: `npm run cli -- <command> [--flags]` (see `help`). It boots only what a command
+ * needs (CliModule: config, logs, database, a lazily connected Redis client, the identity and
+ * wallet cores) as an application context with APP_ROLE=api (no HTTP server, no queues, no
+ * periodic jobs, no @nestjs/swagger), calls AdminService like the admin API does, prints JSON on
+ * stdout and exits. Help and a bad command line load nothing but this file and commands.ts.
+ * docs/decisions.md › CLI boot.
  *
  * Exit codes: 0 done, 1 refused or failed (unknown id, conflict, configuration, database), 2
  * bad command line (nothing was booted).
@@ -32,7 +32,8 @@ async function main(argv: string[]): Promise<number> {
   }
 
   // The modules load only now, so help and bad input answer at once.
-  const [{ NestFactory }, { CliModule }, { AppConfig }, { AdminService }, { createRootLogger }, { Logger }, { pino }] = await Promise.all([
+  const [{ DomainError, ErrorDomains }, { NestFactory }, { CliModule }, { AppConfig }, { AdminService }, { createRootLogger }, { Logger }, { pino }] = await Promise.all([
+    import('../../libs/common/index.js'),
     import('@nestjs/core'),
     import('./cli.module.js'),
     import('../config/app-config.js'),
@@ -62,6 +63,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   async (error: unknown) => {
+    const { InvalidEnvironmentError } = await import('../config/environment.js');
     const message = error instanceof InvalidEnvironmentError ? error.message : `failed: ${error instanceof Error ? error.message : String(error)}`;
     await print(process.stderr, `error: ${message}\n`);
     process.exit(1);

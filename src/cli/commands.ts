@@ -1,8 +1,10 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { DomainError } from '../../libs/common/index.js';
-import { StrictValidationPipe } from '../app/validation.pipe.js';
-import { CreateWorkspaceDto, CreditWalletDto, IssueApiKeyDto, LedgerQueryDto, PageQueryDto, WalletQueryDto } from '../modules/admin/index.js';
 import type { AdminService } from '../modules/admin/admin.service.js';
+
+/*
+ * Nothing but node:util is loaded at import: help and a bad command line answer at once. The
+ * admin request classes and the validation pipe load when a command's flags are checked.
+ */
 
 /** Bad command line: printed with a hint, exit code 2, nothing booted. */
 export class UsageError extends Error {
@@ -39,13 +41,19 @@ const FLAG_OF_FIELD: Record<string, string> = {
   after: '--after',
 };
 
-const pipe = new StrictValidationPipe();
+/** The admin request classes (admin-requests.dto.ts, re-exported by the service: module boundaries). */
+type Requests = typeof import('../modules/admin/admin.service.js');
 
 /** The admin API's own DTO validation (same rules, same messages), with flag names. */
-async function validated<T extends object>(type: new () => T, value: Record<string, unknown>, source: 'body' | 'query'): Promise<T> {
+async function validated<T extends object>(type: (requests: Requests) => new () => T, value: Record<string, unknown>, source: 'body' | 'query'): Promise<T> {
+  const [requests, { StrictValidationPipe }, { DomainError }] = await Promise.all([
+    import('../modules/admin/admin.service.js'),
+    import('../app/validation.pipe.js'),
+    import('../../libs/common/index.js'),
+  ]);
   const plain = Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
   try {
-    return (await pipe.transform(plain, { type: source, metatype: type })) as T;
+    return (await new StrictValidationPipe().transform(plain, { type: source, metatype: type(requests) })) as T;
   } catch (error) {
     if (error instanceof DomainError && error.status === 400) {
       const [field, ...rest] = error.message.split(': ');
@@ -85,7 +93,7 @@ export const COMMANDS: CliCommand[] = [
     summary: 'Create a workspace (its live and test wallets start at 0 USD)',
     usage: '--name <name>',
     options: { name: str },
-    input: (flags) => validated(CreateWorkspaceDto, { name: required(flags, 'name') }, 'body'),
+    input: (flags) => validated((r) => r.CreateWorkspaceDto, { name: required(flags, 'name') }, 'body'),
     run: (admin, dto) => admin.createWorkspace(dto),
   }),
   command({
@@ -93,7 +101,7 @@ export const COMMANDS: CliCommand[] = [
     summary: 'List workspaces, newest first, with their wallet figures',
     usage: '[--limit <1-100>] [--after <cursor>]',
     options: { limit: str, after: str },
-    input: (flags) => validated(PageQueryDto, { limit: optional(flags, 'limit'), after: optional(flags, 'after') }, 'query'),
+    input: (flags) => validated((r) => r.PageQueryDto, { limit: optional(flags, 'limit'), after: optional(flags, 'after') }, 'query'),
     run: (admin, query) => admin.listWorkspaces(query),
   }),
   command({
@@ -103,7 +111,7 @@ export const COMMANDS: CliCommand[] = [
     options: { workspace: str, name: str, environment: str },
     input: async (flags) => ({
       workspaceId: required(flags, 'workspace'),
-      dto: await validated(IssueApiKeyDto, { name: required(flags, 'name'), environment: optional(flags, 'environment') }, 'body'),
+      dto: await validated((r) => r.IssueApiKeyDto, { name: required(flags, 'name'), environment: optional(flags, 'environment') }, 'body'),
     }),
     run: (admin, { workspaceId, dto }) => admin.issueApiKey(workspaceId, dto),
   }),
@@ -114,7 +122,7 @@ export const COMMANDS: CliCommand[] = [
     options: { workspace: str, limit: str, after: str },
     input: async (flags) => ({
       workspaceId: required(flags, 'workspace'),
-      query: await validated(PageQueryDto, { limit: optional(flags, 'limit'), after: optional(flags, 'after') }, 'query'),
+      query: await validated((r) => r.PageQueryDto, { limit: optional(flags, 'limit'), after: optional(flags, 'after') }, 'query'),
     }),
     run: (admin, { workspaceId, query }) => admin.listApiKeys(workspaceId, query),
   }),
@@ -134,7 +142,7 @@ export const COMMANDS: CliCommand[] = [
     input: async (flags) => ({
       workspaceId: required(flags, 'workspace'),
       dto: await validated(
-        CreditWalletDto,
+        (r) => r.CreditWalletDto,
         { amountUsd: amountFlag(flags), reference: required(flags, 'reference'), environment: optional(flags, 'environment') },
         'body',
       ),
@@ -148,7 +156,7 @@ export const COMMANDS: CliCommand[] = [
     options: { workspace: str, environment: str },
     input: async (flags) => ({
       workspaceId: required(flags, 'workspace'),
-      query: await validated(WalletQueryDto, { environment: optional(flags, 'environment') }, 'query'),
+      query: await validated((r) => r.WalletQueryDto, { environment: optional(flags, 'environment') }, 'query'),
     }),
     run: (admin, { workspaceId, query }) => admin.wallet(workspaceId, query.environment),
   }),
@@ -160,7 +168,7 @@ export const COMMANDS: CliCommand[] = [
     input: async (flags) => ({
       workspaceId: required(flags, 'workspace'),
       query: await validated(
-        LedgerQueryDto,
+        (r) => r.LedgerQueryDto,
         { environment: optional(flags, 'environment'), limit: optional(flags, 'limit'), after: optional(flags, 'after') },
         'query',
       ),

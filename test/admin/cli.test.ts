@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -12,6 +12,8 @@ import { bootTestApp, TEST_REDIS_URL, type TestApp } from '../support/test-app.j
 
 /** The compiled CLI beside this compiled test (dist/ or a TEST_DIST_DIR such as .build/admin). */
 const CLI = fileURLToPath(new URL('../../src/cli/cli.js', import.meta.url));
+/** Preload that lists every module a process loads (test/support/module-trace.ts). */
+const MODULE_TRACE = fileURLToPath(new URL('../support/module-trace.js', import.meta.url));
 
 interface Run {
   code: number;
@@ -25,10 +27,21 @@ describe('operator CLI', () => {
 
   /** Runs the CLI as an operator would, against the suite's database and queue prefix. */
   function cli(...args: string[]): Promise<Run> {
+    return run([], {}, args);
+  }
+
+  /** Runs the CLI with the module trace preloaded: its result and every module it loaded. */
+  async function traced(...args: string[]): Promise<Run & { modules: string[] }> {
+    const file = join(cwd, `modules-${args[0]}.txt`);
+    const result = await run(['--import', MODULE_TRACE], { MODULE_TRACE_FILE: file }, args);
+    return { ...result, modules: readFileSync(file, 'utf8').split('\n').filter(Boolean) };
+  }
+
+  function run(nodeArgs: string[], extraEnv: Record<string, string>, args: string[]): Promise<Run> {
     return new Promise((resolve) => {
       execFile(
         process.execPath,
-        [CLI, ...args],
+        [...nodeArgs, CLI, ...args],
         {
           // An empty working directory: no developer .env is picked up.
           cwd,
@@ -40,6 +53,7 @@ describe('operator CLI', () => {
             DATABASE_CREATE_IF_MISSING: 'false',
             REDIS_URL: TEST_REDIS_URL,
             QUEUE_PREFIX: t.queuePrefix,
+            ...extraEnv,
           },
         },
         (error, stdout, stderr) => {
@@ -110,6 +124,24 @@ describe('operator CLI', () => {
     const revoked = await ok<{ status: string }>('key:revoke', '--key', issued.id);
     assert.equal(revoked.status, 'revoked');
     assert.equal((await t.request('/api/svc/v1/wallet', { key: issued.key })).status, 401);
+  });
+
+  it('boots only what a command needs: no OpenAPI, no queues; help boots nothing', async () => {
+    const packageOf = (module: string) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(module)?.[1];
+    const listing = await traced('workspace:list', '--limit', '1');
+    assert.equal(listing.code, 0, listing.stderr);
+    const packages = new Set(listing.modules.map(packageOf).filter((name) => name !== undefined));
+    // The trace sees both kinds of module (ES: @nestjs/core; CommonJS: typeorm, pg)…
+    for (const needed of ['@nestjs/core', 'typeorm', 'pg']) assert.ok(packages.has(needed), `the trace lists ${needed}`);
+    // …and none of what the HTTP app alone needs (docs/decisions.md › CLI boot).
+    for (const unwanted of ['@nestjs/swagger', 'bullmq', '@nestjs/bullmq', '@bull-board/api', 'fastify', '@nestjs/platform-fastify']) {
+      assert.ok(!packages.has(unwanted), `the CLI loaded ${unwanted}`);
+    }
+    assert.ok(!listing.modules.some((module) => /\/src\/modules\/[^/]+\/[^/]+\.controller\.js$/.test(module)), 'no controller is loaded');
+
+    const help = await traced('help');
+    assert.equal(help.code, 0, help.stderr);
+    assert.deepEqual([...new Set(help.modules.map(packageOf).filter((name) => name !== undefined))], ['reflect-metadata'], 'help loads no package but reflect-metadata');
   });
 
   it('prints help', async () => {

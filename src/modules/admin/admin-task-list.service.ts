@@ -23,6 +23,15 @@ export async function mergeTaskSources(sources: AdminTaskSource[], filter: Admin
   return toPage(rows, filter.limit, (row) => row);
 }
 
+/** Tasks created in a window, by kind and status (the overview and the `svc_tasks_last_hour` gauge). */
+export interface TaskCounts {
+  counts: Array<{ kind: string; status: string; count: number }>;
+  /** True when some kind had more tasks in the window than one count reads (see `cappedKinds`). */
+  capped: boolean;
+  /** The kinds whose counts are a lower bound (more than OVERVIEW_SCAN_LIMIT tasks in the window). */
+  cappedKinds: string[];
+}
+
 /** Ledger entries a task detail shows. */
 const DETAIL_LEDGER_LIMIT = 50;
 /** Tasks per kind one overview reads to count the last hour (bounds the work of one request). */
@@ -68,16 +77,17 @@ export class AdminTaskListService {
 
   /**
    * Tasks created since `since`, by kind and status: each kind's newest tasks, at most
-   * OVERVIEW_SCAN_LIMIT of them (`capped` says a kind had more, so its counts are a lower bound).
+   * OVERVIEW_SCAN_LIMIT of them (`cappedKinds` had more, so their counts are a lower bound;
+   * `capped` says whether any kind did).
    */
-  async countSince(since: Date): Promise<{ counts: Array<{ kind: string; status: string; count: number }>; capped: boolean }> {
-    let capped = false;
+  async countSince(since: Date): Promise<TaskCounts> {
+    const cappedKinds: string[] = [];
     const counts = new Map<string, { kind: string; status: string; count: number }>();
     await Promise.all(
       this.directory.all().map(async (source) => {
         const rows = await source.list({ limit: OVERVIEW_SCAN_LIMIT });
         const recent = rows.slice(0, OVERVIEW_SCAN_LIMIT).filter((row) => row.createdAt >= since);
-        if (recent.length === OVERVIEW_SCAN_LIMIT) capped = true;
+        if (recent.length === OVERVIEW_SCAN_LIMIT) cappedKinds.push(source.kind);
         for (const row of recent) {
           const key = `${row.kind}\u0000${row.status}`;
           const entry = counts.get(key) ?? { kind: row.kind, status: row.status, count: 0 };
@@ -87,7 +97,7 @@ export class AdminTaskListService {
       }),
     );
     const sorted = [...counts.values()].sort((a, b) => a.kind.localeCompare(b.kind) || a.status.localeCompare(b.status));
-    return { counts: sorted, capped };
+    return { counts: sorted, capped: cappedKinds.length > 0, cappedKinds: cappedKinds.sort() };
   }
 
   /** The registered task kinds, sorted. */

@@ -1,72 +1,15 @@
+// First: describes the CLI's request classes for OpenAPI before WorkspaceQueryDto & co. extend them.
+import './admin-requests.openapi.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsOptional, IsString, IsUUID, Length, Matches, Max, Min } from 'class-validator';
-import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../../../libs/common/index.js';
-import { type LedgerKind, WalletResponseDto } from '../billing/index.js';
+import { IsIn, IsOptional, IsString, IsUUID, Length, Matches } from 'class-validator';
+import { WalletResponseDto } from '../billing/index.js';
 import type { KeyEnvironment } from '../identity/index.js';
-import { IsUsdAmount, MAX_CREDIT_USD } from './usd-amount.validator.js';
+import { KEY_ENVIRONMENTS as ENVIRONMENTS, PageQueryDto } from './admin-requests.dto.js';
 
-const ENVIRONMENTS: KeyEnvironment[] = ['live', 'test'];
-const LEDGER_KINDS: LedgerKind[] = ['credit', 'hold', 'capture', 'release', 'adjust'];
-const NOT_BLANK = /\S/;
+// The requests the CLI validates too live apart, free of @nestjs/swagger (docs/decisions.md › CLI boot).
+export { CreateWorkspaceDto, CreditWalletDto, IssueApiKeyDto, LedgerQueryDto, PageQueryDto, WalletQueryDto } from './admin-requests.dto.js';
 
 // ---- requests ----
-
-export class CreateWorkspaceDto {
-  @ApiProperty({ minLength: 1, maxLength: 200, example: 'Acme' })
-  @IsString()
-  @Length(1, 200)
-  @Matches(NOT_BLANK, { message: 'name must not be blank' })
-  name!: string;
-}
-
-export class IssueApiKeyDto {
-  @ApiProperty({ minLength: 1, maxLength: 200, example: 'backend' })
-  @IsString()
-  @Length(1, 200)
-  @Matches(NOT_BLANK, { message: 'name must not be blank' })
-  name!: string;
-
-  @ApiPropertyOptional({ enum: ENVIRONMENTS, default: 'live', description: '`test` keys route every model to the sandbox and draw on the test balance' })
-  @IsOptional()
-  @IsIn(ENVIRONMENTS)
-  environment?: KeyEnvironment;
-}
-
-export class CreditWalletDto {
-  @ApiProperty({ example: 50, exclusiveMinimum: true, minimum: 0, maximum: MAX_CREDIT_USD, description: 'USD, above 0, at most 6 decimals' })
-  @IsUsdAmount()
-  amountUsd!: number;
-
-  @ApiProperty({
-    minLength: 1,
-    maxLength: 200,
-    example: 'invoice-2024-0042',
-    description: 'Unique per wallet: a repeat with the same amount changes nothing; with another amount it is a 409',
-  })
-  @IsString()
-  @Length(1, 200)
-  reference!: string;
-
-  @ApiPropertyOptional({ enum: ENVIRONMENTS, default: 'live' })
-  @IsOptional()
-  @IsIn(ENVIRONMENTS)
-  environment?: KeyEnvironment;
-}
-
-export class PageQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE_LIMIT, default: DEFAULT_PAGE_LIMIT })
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_PAGE_LIMIT)
-  limit?: number;
-
-  @ApiPropertyOptional({ description: '`nextCursor` of the previous page' })
-  @IsOptional()
-  @IsString()
-  @Length(1, 500)
-  after?: string;
-}
 
 export class WorkspaceQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: 200, description: 'Search: a part of the name (case-insensitive) or the whole workspace id' })
@@ -74,37 +17,6 @@ export class WorkspaceQueryDto extends PageQueryDto {
   @IsString()
   @Length(1, 200)
   q?: string;
-}
-
-export class WalletQueryDto {
-  @ApiPropertyOptional({ enum: ENVIRONMENTS, default: 'live' })
-  @IsOptional()
-  @IsIn(ENVIRONMENTS)
-  environment?: KeyEnvironment;
-}
-
-export class LedgerQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({ enum: ENVIRONMENTS, description: 'Only this wallet; both when absent' })
-  @IsOptional()
-  @IsIn(ENVIRONMENTS)
-  environment?: KeyEnvironment;
-
-  @ApiPropertyOptional({ enum: LEDGER_KINDS, description: 'Only entries of this kind' })
-  @IsOptional()
-  @IsIn(LEDGER_KINDS)
-  kind?: LedgerKind;
-
-  @ApiPropertyOptional({ maxLength: 200, example: 'omni:4f0c…', description: 'Only entries about this subject (a task id, a text generation id)' })
-  @IsOptional()
-  @IsString()
-  @Length(1, 200)
-  subjectId?: string;
-
-  @ApiPropertyOptional({ maxLength: 50, example: 'omni', description: 'Only entries about subjects of this type (`omni`, `audio`, `image`, `text`…)' })
-  @IsOptional()
-  @IsString()
-  @Length(1, 50)
-  subjectType?: string;
 }
 
 export class TaskQueryDto extends PageQueryDto {

@@ -28,6 +28,9 @@ import type {
   WorkspaceQueryDto,
 } from './admin.dto.js';
 
+// What the service's callers validate their input with; the CLI takes them from here (module boundaries).
+export { CreateWorkspaceDto, CreditWalletDto, IssueApiKeyDto, LedgerQueryDto, PageQueryDto, WalletQueryDto } from './admin-requests.dto.js';
+
 /**
  * What operators do: workspaces, keys, top-ups, balances and the ledger. The admin controller
  * and the CLI both call this class, so they answer the same shapes and enforce the same rules.

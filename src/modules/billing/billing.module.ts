@@ -1,16 +1,12 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { microsToUsd } from '../../../libs/common/index.js';
 import { ErrorDomainsModule } from '../../app/error-domains.module.js';
 import { PeriodicTasks } from '../../queue/periodic-tasks.js';
 import { Metrics } from '../../observability/metrics.service.js';
-import { HoldEntity } from './hold.entity.js';
-import { LedgerEntryEntity } from './ledger-entry.entity.js';
 import { PRICE_CATALOGUE_OVERRIDE, PriceCatalogue, StaticPriceCatalogue } from './price-catalogue.js';
 import { WalletController } from './wallet.controller.js';
-import { WalletEntity } from './wallet.entity.js';
+import { WalletCoreModule } from './wallet-core.module.js';
 import { WalletRepository } from './wallet.repository.js';
-import { SettlementJournal } from './settlement-journal.js';
 import { WalletService } from './wallet.service.js';
 
 /** How often the settlement journal is replayed (an entry is replayed once JOURNAL_REPLAY_MIN_AGE_MS old). */
@@ -18,14 +14,11 @@ const JOURNAL_REPLAY_INTERVAL_MS = 5_000;
 
 @Module({
   imports: [
-    TypeOrmModule.forFeature([WalletEntity, HoldEntity, LedgerEntryEntity]),
+    WalletCoreModule,
     ErrorDomainsModule.forFeature({ domain: 'wallet', pathPrefixes: ['/api/svc/v1/wallet'] }),
   ],
   controllers: [WalletController],
   providers: [
-    WalletRepository,
-    WalletService,
-    SettlementJournal,
     {
       // The static price list unless a global module provides an override (docs/extending.md).
       provide: PriceCatalogue,
@@ -33,7 +26,7 @@ const JOURNAL_REPLAY_INTERVAL_MS = 5_000;
       useFactory: (override?: PriceCatalogue) => override ?? new StaticPriceCatalogue(),
     },
   ],
-  exports: [WalletService, PriceCatalogue],
+  exports: [WalletCoreModule, PriceCatalogue],
 })
 export class BillingModule implements OnModuleInit {
   constructor(

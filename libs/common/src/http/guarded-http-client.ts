@@ -29,10 +29,11 @@ import { rm } from 'node:fs/promises';
 import { isIPv4 } from 'node:net';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { Pool, type Dispatcher } from 'undici';
+import type { Dispatcher, Pool } from 'undici';
 import { addressRefusal, canonicalAddress, DEFAULT_ALLOWED_PORTS, parseOutboundUrl, type OutboundTarget } from './address-policy.js';
 import { OutboundRequestError } from './outbound-request.error.js';
 import { pinnedConnector } from './pinned-connector.js';
+import { undici } from './undici-module.js';
 
 export { OutboundRequestError, type OutboundFailureReason } from './outbound-request.error.js';
 
@@ -268,7 +269,7 @@ export class GuardedHttpClient {
       this.pools.set(key, existing);
       return existing;
     }
-    const pool = new Pool(target.origin, {
+    const pool = new (undici().Pool)(target.origin, {
       connections: 8,
       pipelining: 1,
       keepAliveTimeout: 4_000,

@@ -1,7 +1,8 @@
 import type { Socket } from 'node:net';
-import { buildConnector } from 'undici';
+import type { buildConnector } from 'undici';
 import { addressRefusal, canonicalAddress } from './address-policy.js';
 import { OutboundRequestError } from './outbound-request.error.js';
+import { undici } from './undici-module.js';
 
 export interface PinnedConnectorOptions {
   /** The checked address every connection goes to. */
@@ -23,7 +24,7 @@ export interface PinnedConnectorOptions {
 export function pinnedConnector(options: PinnedConnectorOptions): buildConnector.connector {
   const pinned = canonicalAddress(options.address);
   if (pinned === undefined) throw new TypeError(`pinnedConnector needs an IP address, got ${options.address}`);
-  const dial = buildConnector({
+  const dial = undici().buildConnector({
     timeout: options.connectTimeoutMs,
     ...(options.ca === undefined ? {} : { ca: options.ca }),
   });
