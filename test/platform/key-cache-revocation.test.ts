@@ -4,6 +4,8 @@
  * How: three service instances on one database and one Redis prefix: the test's own app `t`
  * (its Redis through proxy T) and two API processes of their own, A (Redis direct) and B (Redis
  * through proxy P, which the test cuts to make B deaf to the invalidation channel).
+ * B's partition is also made silent (the proxy swallows bytes, resets nothing): the subscriber's
+ * heartbeat notices it.
  * Asserted: what the client sees (200, 401 and the envelope, the revoke's 503 `admin.unavailable`)
  * and what holds inside (B's cache counters: hit / miss / bypass, the key rows).
  */
@@ -125,6 +127,32 @@ describe('key cache: revocation across processes', () => {
     assert.equal(back.subscriptions, deaf.subscriptions + 1);
     await servedFromCache(b, survivor.key);
     await expectRevoked(await b.request(WALLET, { key: victim.key }));
+  });
+
+  it("a subscription that dies silently (a partition, no reset) is noticed by the heartbeat and B's cache is bypassed", async () => {
+    const victim = await createAccount(t, { creditUsd: 1 });
+    const survivor = await issueKey(t, victim.workspaceId);
+    await subscribed(b, victim.key);
+    await servedFromCache(b, victim.key);
+    await servedFromCache(b, survivor.key);
+    const before = await b.keyCache();
+
+    proxyB.blackhole();
+    // Nothing is reset: only the unanswered PING tells B (within about 8 s).
+    const deaf = await eventually(() => b.keyCache(), (s) => !s.subscribed, 'B noticing the silent loss', 30_000);
+    assert.equal(deaf.losses, before.losses + 1);
+    assert.equal(deaf.entries, 0);
+
+    assert.equal((await revokeOn(a, victim.keyId)).status, 200);
+    await expectRevoked(await b.request(WALLET, { key: victim.key }));
+    assert.equal((await b.request(WALLET, { key: survivor.key })).status, 200);
+    const whileDeaf = await b.keyCache();
+    assert.equal(whileDeaf.bypass - deaf.bypass, 2, 'every request read PostgreSQL');
+    assert.equal(whileDeaf.hit, deaf.hit);
+
+    await proxyB.restore();
+    await eventually(() => b.keyCache(), (s) => s.subscribed, 'B subscribing again', 30_000);
+    await servedFromCache(b, survivor.key);
   });
 
   it('a revoke whose invalidation Redis does not take answers 503 admin.unavailable; the key is revoked, and a retry tells every process', async () => {

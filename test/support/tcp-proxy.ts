@@ -9,6 +9,8 @@ export class TcpProxy {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
   private listenPort = 0;
+  /** Set by `blackhole()`: bytes are swallowed, nothing is reset. */
+  private swallowing = false;
 
   private constructor(private readonly target: { host: string; port: number }) {}
 
@@ -32,7 +34,25 @@ export class TcpProxy {
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
+  /**
+   * A silent partition: every connection stays open but no byte goes through either way (no
+   * reset, as when a network drops packets), new ones included, until `restore()`, which resets
+   * the swallowed connections (their streams lost bytes) and forwards again.
+   */
+  blackhole(): void {
+    this.swallowing = true;
+    for (const socket of this.sockets) {
+      socket.unpipe();
+      socket.on('data', () => undefined);
+    }
+  }
+
   async restore(): Promise<void> {
+    if (this.swallowing) {
+      this.swallowing = false;
+      for (const socket of this.sockets) socket.resetAndDestroy();
+      this.sockets.clear();
+    }
     if (!this.server) await this.listen();
   }
 
@@ -48,6 +68,13 @@ export class TcpProxy {
   }
 
   private pipe(client: Socket): void {
+    if (this.swallowing) {
+      this.sockets.add(client);
+      client.on('error', () => undefined);
+      client.on('close', () => this.sockets.delete(client));
+      client.on('data', () => undefined);
+      return;
+    }
     const upstream = connect(this.target.port, this.target.host);
     for (const socket of [client, upstream]) {
       this.sockets.add(socket);

@@ -10,6 +10,14 @@ import { decodeInvalidation, encodeInvalidation, KeyCache, type KeyInvalidation 
 /** How long a revocation waits for Redis to take its invalidation before it answers 503. */
 const PUBLISH_TIMEOUT_MS = 2000;
 
+/**
+ * How often the subscriber asks Redis for a PING while subscribed, and how long it waits: a
+ * connection that died silently (a partition, no reset) is noticed within about 8 s, not when
+ * TCP gives up, and the cache is bypassed from then on.
+ */
+const HEARTBEAT_MS = 5000;
+const HEARTBEAT_TIMEOUT_MS = 3000;
+
 /** Redis CLIENT SETNAME of the connections, so an operator can tell them apart in CLIENT LIST. */
 const SUBSCRIBER_NAME = 'svc-key-invalidations-sub';
 const PUBLISHER_NAME = 'svc-key-invalidations-pub';
@@ -46,6 +54,8 @@ export class KeyInvalidations implements OnApplicationShutdown {
   private publisher: Redis | undefined;
   private subscribed = false;
   private closed = false;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private pinging = false;
   private readonly stats = { subscriptions: 0, losses: 0, received: 0 };
 
   constructor(
@@ -87,6 +97,24 @@ export class KeyInvalidations implements OnApplicationShutdown {
       this.cache.invalidate(decodeInvalidation(message));
     });
     this.subscriber = subscriber;
+    this.heartbeat = setInterval(() => void this.checkAlive(subscriber), HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
+
+  /** A subscribed connection that does not answer a PING is dropped (and reconnected): deaf until proven otherwise. */
+  private async checkAlive(subscriber: Redis): Promise<void> {
+    if (!this.subscribed || this.pinging || this.subscriber !== subscriber) return;
+    this.pinging = true;
+    try {
+      await withTimeout(subscriber.ping(), HEARTBEAT_TIMEOUT_MS, 'API key invalidations heartbeat');
+    } catch (error) {
+      if (this.subscriber !== subscriber || this.closed) return;
+      this.logger.warn(`${String(error)}: reconnecting the subscriber`);
+      this.lost();
+      subscriber.disconnect(true);
+    } finally {
+      this.pinging = false;
+    }
   }
 
   /** Tells every API process (this one included) to forget `what`; throws when Redis did not take it. */
@@ -131,6 +159,7 @@ export class KeyInvalidations implements OnApplicationShutdown {
   onApplicationShutdown(): Promise<void> {
     this.closed = true;
     this.subscribed = false;
+    clearInterval(this.heartbeat);
     const connections = [this.subscriber, this.publisher].filter((c): c is Redis => c !== undefined);
     this.subscriber = undefined;
     this.publisher = undefined;
