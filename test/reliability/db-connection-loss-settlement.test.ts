@@ -18,7 +18,7 @@ import pg from 'pg';
 import { ManualClock } from '../../libs/common/index.js';
 import { JOURNAL_REPLAY_MIN_AGE_MS } from '../../src/modules/billing/settlement-journal.js';
 import { eventually } from '../support/eventually.js';
-import { createAccount, type TestAccount } from '../support/factories.js';
+import { createAccount, issueKey, type TestAccount } from '../support/factories.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 import { bootTestApp, TEST_REDIS_URL, type TestApp } from '../support/test-app.js';
 import { createTestDatabase, TEST_PG_URL, type TestDatabase } from '../support/test-database.js';
@@ -183,8 +183,11 @@ describe('reliability: a lost database connection during settlement loses no ans
     const stream = textRequest(t, account.key, 'chat', true, 'a streamed answer [sandbox:delay=1500]');
     const sync = textRequest(t, account.key, 'responses', false, 'a sync answer [sandbox:delay=1500]');
     await eventually(() => textHoldFacts(db, account.workspaceId), (holds) => holds.length === 2, 'both holds made');
+    // A key this process never saw, so its lookup meets the outage (a cached key would get as far
+    // as the hold, which fails the same way but journals a release of its own).
+    const fresh = await issueKey(t, account.workspaceId);
     await proxy.cut();
-    const duringOutage = await textRequest(t, account.key, 'chat', false, 'while the database is down');
+    const duringOutage = await textRequest(t, fresh.key, 'chat', false, 'while the database is down');
     const [streamed, unanswered] = await Promise.all([stream, sync]);
     await proxy.restore();
 
