@@ -2,10 +2,18 @@ import type { ServerResponse } from 'node:http';
 
 /**
  * Writes an SSE stream on the raw response with backpressure: when the socket buffer is full
- * (`write()` returns false) the producer waits for 'drain', so a slow client slows the upstream
- * read instead of growing memory. A closed connection resolves every wait at once.
+ * (`write()` returns false) the producer waits for `drained()`, so a slow client slows the
+ * upstream read instead of growing memory. A closed connection resolves every wait at once.
+ *
+ * Few system calls per stream: the head is not flushed on its own but leaves with the first
+ * event (or at the next turn of the event loop if no event is written before then, so a slow
+ * upstream does not hold the client's headers back), and `end(text)` sends the last events and
+ * the end of the body in one write. A write that does not have to wait costs no promise.
  */
 export class SseWriter {
+  /** Whether anything (head included) went to the socket: until then the head waits for the first event. */
+  private sent = false;
+
   constructor(private readonly raw: ServerResponse) {}
 
   get open(): boolean {
@@ -20,13 +28,25 @@ export class SseWriter {
       'x-accel-buffering': 'no',
       ...headers,
     });
-    this.raw.flushHeaders();
+    setImmediate(() => {
+      if (!this.sent && this.open) {
+        this.sent = true;
+        this.raw.flushHeaders();
+      }
+    });
   }
 
-  async write(text: string): Promise<void> {
-    if (!this.open || text === '') return;
-    if (this.raw.write(text)) return;
-    await new Promise<void>((resolve) => {
+  /** Queues `text`; false when the caller should wait for `drained()` before writing more. */
+  write(text: string): boolean {
+    if (!this.open || text === '') return true;
+    this.sent = true;
+    return this.raw.write(text);
+  }
+
+  /** Resolves once the socket buffer drained or the connection closed. */
+  drained(): Promise<void> {
+    if (!this.open || !this.raw.writableNeedDrain) return Promise.resolve();
+    return new Promise<void>((resolve) => {
       const done = () => {
         this.raw.off('drain', done);
         this.raw.off('close', done);
@@ -37,8 +57,12 @@ export class SseWriter {
     });
   }
 
-  end(): void {
-    if (this.open) this.raw.end();
+  /** Ends the stream, with `text` as its last bytes (in the same write). */
+  end(text = ''): void {
+    if (!this.open) return;
+    this.sent = true;
+    if (text === '') this.raw.end();
+    else this.raw.end(text);
   }
 }
 

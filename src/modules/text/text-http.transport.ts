@@ -56,26 +56,29 @@ export class TextHttpTransport {
     let writer: SseWriter | null = null;
     try {
       for await (const event of this.generation.run(key, translated, { subjectId: output.id, signal: upstream.signal })) {
+        let text = '';
         switch (event.type) {
           case 'started':
             reply.hijack();
             writer = new SseWriter(raw);
             writer.start({ 'x-request-id': String(request.id) });
-            await writer.write(sse(output.start()));
+            text = sse(output.start());
             break;
           case 'delta':
-            await writer!.write(sse(output.delta(event.chunk)));
+            text = sse(output.delta(event.chunk));
             break;
           case 'usage':
-            await writer!.write(sse(output.complete()));
+            text = sse(output.complete());
             break;
           case 'settled':
-            if (event.complete) await writer!.write(sse(output.terminal(event.usage)));
+            // The last events and the end of the body leave in one write.
+            if (event.complete) writer!.end(sse(output.terminal(event.usage)));
             break;
           case 'failed':
-            await writer!.write(sse([output.error(event.code, event.message)]));
+            text = sse([output.error(event.code, event.message)]);
             break;
         }
+        if (text !== '' && !writer!.write(text)) await writer!.drained();
       }
     } finally {
       raw.off('close', onClose);
