@@ -33,12 +33,19 @@ export function instrumentAdapter<A extends ProviderAdapter>(adapter: A, capabil
   target[MEASURED] = true;
   for (const name of methodNames(adapter)) {
     const method = target[name] as (...args: unknown[]) => unknown;
-    const labels = { capability, adapter: adapter.name, method: name };
+    // The label set of each outcome, built once (not two object spreads per call).
+    const byOutcome = new Map<Outcome, { capability: string; adapter: string; method: string; outcome: Outcome }>();
+    const labelsOf = (outcome: Outcome) => {
+      let labels = byOutcome.get(outcome);
+      if (!labels) byOutcome.set(outcome, (labels = { capability, adapter: adapter.name, method: name, outcome }));
+      return labels;
+    };
     target[name] = function measured(this: unknown, ...args: unknown[]): unknown {
       const started = performance.now();
       const done = (outcome: Outcome) => {
-        metrics.upstreamCalls.inc({ ...labels, outcome });
-        metrics.upstreamDuration.observe({ ...labels, outcome }, (performance.now() - started) / 1000);
+        const labels = labelsOf(outcome);
+        metrics.upstreamCalls.inc(labels);
+        metrics.upstreamDuration.observe(labels, (performance.now() - started) / 1000);
       };
       let result: unknown;
       try {
