@@ -71,7 +71,8 @@ export class TextGenerationUseCase {
   private async prepare(key: AuthenticatedKey, translated: TranslatedTextRequest, subjectId: string): Promise<Prepared> {
     // Routed before the media fetch: a request that no upstream may serve costs no outbound call.
     const provider = this.providerFor(key, translated.model);
-    await this.media.resolve(translated.gemini);
+    const fetching = this.media.resolve(translated.gemini);
+    if (fetching) await fetching;
     const estimatedInputTokens = estimateInputTokens(translated.gemini);
     const payer: PriceContext = { workspaceId: key.workspaceId, apiKeyId: key.id, environment: key.environment };
     const held: HoldInput = {
