@@ -7,9 +7,11 @@ import { type TextFrame, type TextOutput, textOutputFor } from './text-output.js
 import { translateTextRequest } from './translation/translate-request.js';
 import type { TextOperation, TranslatedTextRequest } from './translation/translated-request.js';
 
-/** SSE framing of text frames, written together in one write. */
-const sse = (frames: TextFrame[]): string =>
-  frames.map((frame) => (frame.kind === 'done' ? 'data: [DONE]\n\n' : frame.kind === 'data' ? dataLine(frame.payload) : eventLine(frame.type, frame.payload))).join('');
+/** SSE framing of one text frame. */
+const frameText = (frame: TextFrame): string => (frame.kind === 'done' ? 'data: [DONE]\n\n' : frame.kind === 'data' ? dataLine(frame.payload) : eventLine(frame.type, frame.payload));
+
+/** SSE framing of text frames, written together in one write (most calls carry none or one). */
+const sse = (frames: TextFrame[]): string => (frames.length === 0 ? '' : frames.length === 1 ? frameText(frames[0]!) : frames.map(frameText).join(''));
 
 /**
  * The text operations over HTTP: validate and translate the body (every refusal before any
