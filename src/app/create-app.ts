@@ -5,7 +5,7 @@ import { WsAdapter } from '@nestjs/platform-ws';
 import { type FastifyError, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { Logger } from 'nestjs-pino';
+import { Logger, PinoLogger } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import { DomainError, ErrorDomains, RequestErrorCode } from '../../libs/common/index.js';
 import { AppModule, type AppModuleOptions } from '../app.module.js';
@@ -15,7 +15,7 @@ import { mountAdminConsole } from './admin-console.js';
 import { answerClientError } from './client-error.js';
 import { HttpExceptionFilter } from './http-exception.filter.js';
 import { jsonShapeProblem } from './json-depth.js';
-import { createRootLogger, tagRequestId } from './logger.js';
+import { createRootLogger, logRequests } from './logger.js';
 import { setupOpenApi } from './openapi.js';
 import { mountQueueDashboard } from './queue-dashboard.js';
 import { StrictValidationPipe } from './validation.pipe.js';
@@ -33,7 +33,7 @@ export async function createApp(config: AppConfig, options: AppModuleOptions & {
   const filter = new HttpExceptionFilter(errorDomains);
   const requestTimeout = config.env.REQUEST_TIMEOUT_MS;
   const adapter = new FastifyAdapter({
-    // Fastify logs its own faults with the root logger; requests are logged by nestjs-pino (LoggingModule), once.
+    // Fastify logs its own faults with the root logger; requests are logged once, by logRequests (logger.ts).
     loggerInstance: logger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.env.BODY_LIMIT_BYTES,
@@ -41,7 +41,7 @@ export async function createApp(config: AppConfig, options: AppModuleOptions & {
     requestIdHeader: false,
     genReqId: (request: IncomingMessage) => {
       const given = request.headers['x-request-id'];
-      return tagRequestId(request, typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID());
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     trustProxy: true,
     routerOptions: { ignoreTrailingSlash: true },
@@ -108,13 +108,17 @@ export async function createApp(config: AppConfig, options: AppModuleOptions & {
     else if (typeof limit === 'number') route.bodyLimit = limit;
   });
   const metrics = app.get(Metrics);
-  fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+  logRequests(fastify, await app.resolve(PinoLogger), logger);
+  // Callback hooks, not async ones: no promise per request.
+  fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     void reply.header('x-request-id', request.id);
+    done();
   });
-  fastify.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
+  fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
     metrics.httpRequests.inc(labels);
     metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
+    done();
   });
 
   setupOpenApi(app);

@@ -1,6 +1,6 @@
-import { type DynamicModule, Module, RequestMethod } from '@nestjs/common';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { LoggerModule } from 'nestjs-pino';
+import { type DynamicModule, Module } from '@nestjs/common';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { LoggerModule, type PinoLogger as NestPinoLogger } from 'nestjs-pino';
 import { type DestinationStream, type Logger as PinoLogger, pino } from 'pino';
 import type { AppConfig } from '../config/app-config.js';
 
@@ -62,20 +62,13 @@ export function createRootLogger(config: AppConfig, options: LoggingOptions = {}
   return pino(settings);
 }
 
-/** Nest's request-id bridge: the id Fastify chose (a sane client `x-request-id`, else a UUID) rides on the raw request. */
-const REQUEST_ID_KEY = Symbol('svc.requestId');
-type WithRequestId = IncomingMessage & { [REQUEST_ID_KEY]?: string };
-
-export function tagRequestId(request: IncomingMessage, id: string): string {
-  (request as WithRequestId)[REQUEST_ID_KEY] = id;
-  return id;
-}
-
 /**
  * nestjs-pino over the process's root logger: every line logged while a request is served carries
- * its `reqId` (pino-http binds a child logger in AsyncLocalStorage; Nest's `Logger` reads it), and
- * every line of a queue job carries the job's ids (QueueLifecycle runs each job in a context of
- * its own). Requests are logged once, on completion, with the URL's credentials redacted.
+ * its `reqId` (Nest's `Logger` reads the request's child logger from nestjs-pino's
+ * AsyncLocalStorage), and every line of a queue job carries the job's ids (QueueLifecycle runs each
+ * job in a context of its own). The module's own per-request middleware (pino-http through
+ * @fastify/middie) is not mounted: `logRequests` does the same with two Fastify hooks, for less
+ * work per request (issue 17, docs/benchmarks.md › Text › Optimisation 8).
  */
 @Module({})
 export class LoggingModule {
@@ -83,25 +76,35 @@ export class LoggingModule {
     return {
       module: LoggingModule,
       global: true,
-      imports: [
-        LoggerModule.forRoot({
-          // Every path. nestjs-pino's default (`{/*splat}`) reaches @fastify/middie unconverted and
-          // matches nothing there; `*` is converted by Nest's Fastify adapter (`/{*path}`).
-          forRoutes: [{ path: '*', method: RequestMethod.ALL }],
-          pinoHttp: {
-            logger,
-            genReqId: (request: IncomingMessage) => (request as WithRequestId)[REQUEST_ID_KEY] ?? 'none',
-            customAttributeKeys: { reqId: 'reqId' },
-            quietReqLogger: true,
-            serializers: {
-              req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: redactUrl(req.url) }),
-              res: (res: ServerResponse & { statusCode: number }) => ({ statusCode: res.statusCode }),
-            },
-            customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
-          },
-        }),
-      ],
+      imports: [LoggerModule.forRoot({ forRoutes: [], pinoHttp: { logger } })],
       exports: [LoggerModule],
     };
   }
+}
+
+/** The request as logged: its id, method and URL, credentials redacted. */
+const loggedRequest = (request: FastifyRequest) => ({ id: request.id, method: request.method, url: redactUrl(request.raw.url ?? request.url) });
+
+/**
+ * Per-request logging (what pino-http did as Nest middleware): each request is served inside a
+ * logging context whose logger carries its `reqId`, so every line logged meanwhile has it; once
+ * the response is closed (sent whole, or the client gone), one line: `request completed` at info,
+ * or `request errored` at error for a 5xx, with the request (URL credentials redacted), the status
+ * and the time taken in ms. At a level that drops it, the line is not even built.
+ */
+export function logRequests(fastify: FastifyInstance, contexts: NestPinoLogger, logger: PinoLogger): void {
+  fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
+    const started = Date.now();
+    reply.raw.once('close', () => {
+      const statusCode = reply.raw.statusCode;
+      const level = statusCode >= 500 ? 'error' : 'info';
+      if (!logger.isLevelEnabled(level)) return;
+      const line: Record<string, unknown> = { reqId: request.id, req: loggedRequest(request), res: { statusCode }, responseTime: Date.now() - started };
+      if (level === 'error') {
+        line.err = new Error(`failed with status code ${statusCode}`);
+        logger.error(line, 'request errored');
+      } else logger.info(line, 'request completed');
+    });
+    contexts.runInContext(() => done(), { bindings: { reqId: request.id } });
+  });
 }

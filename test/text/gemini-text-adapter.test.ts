@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type OpenAI from 'openai';
 import { GeminiTextAdapter, type GeminiResponse, TextUpstreamError } from '../../libs/providers/index.js';
@@ -146,5 +149,65 @@ describe('text operations through the live adapter (fake Gemini upstream)', () =
     const body = await response.text();
     assert.match(body, /event: error\n/);
     assert.doesNotMatch(body, /response\.completed|response\.incomplete|\[DONE\]/);
+  });
+});
+
+describe('GeminiTextAdapter stream parsing (raw SSE bytes)', () => {
+  let server: Server;
+  let url = '';
+  /** What the next stream request answers: the pieces of its body, written one by one, a pause between them. */
+  let pieces: Buffer[] = [];
+
+  before(async () => {
+    server = createServer((req, res) => {
+      req.resume();
+      req.on('end', async () => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        for (const piece of pieces) {
+          res.write(piece);
+          // A pause, so the pieces usually reach the adapter in separate reads.
+          await new Promise((resolve) => setTimeout(resolve, 15));
+        }
+        res.end();
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => server.close());
+
+  const event = (text: string, last = false) => `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text }] }, ...(last ? { finishReason: 'STOP' } : {}) }] })}`;
+
+  async function texts(body: Buffer[]): Promise<string[]> {
+    pieces = body;
+    const adapter = new GeminiTextAdapter({ apiKey: 'k', baseUrl: url });
+    try {
+      const out: string[] = [];
+      for await (const chunk of await adapter.stream({ model: 'vendor-3.7-flash', request })) out.push(chunk.candidates![0]!.content!.parts![0]!.text!);
+      return out;
+    } finally {
+      await adapter.close();
+    }
+  }
+
+  it('decodes a character split across two reads once, whole', async () => {
+    const bytes = Buffer.from(`${event('héllo 日本語 👋')}\r\n\r\n${event('fin', true)}\r\n\r\n`, 'utf8');
+    // Cut inside the 4-byte emoji and inside a 3-byte kanji.
+    const emoji = bytes.indexOf(Buffer.from('👋', 'utf8')) + 2;
+    const kanji = bytes.indexOf(Buffer.from('本', 'utf8')) + 1;
+    assert.deepEqual(await texts([bytes.subarray(0, kanji), bytes.subarray(kanji, emoji), bytes.subarray(emoji)]), ['héllo 日本語 👋', 'fin']);
+  });
+
+  it('takes the three line-ending styles, several events per read, an event cut across reads and multi-line data', async () => {
+    const multiLine = `data: {"candidates":[{"content":{"role":"model",\ndata: "parts":[{"text":"two lines"}]}}]}`;
+    const body = `: a comment\n\n${event('a')}\n\n${event('b')}\r\r${multiLine}\r\n\r\n${event('c', true)}\n\n`;
+    const bytes = Buffer.from(body, 'utf8');
+    const cut = body.indexOf('"b"') + 1;
+    assert.deepEqual(await texts([bytes.subarray(0, cut), bytes.subarray(cut)]), ['a', 'b', 'two lines', 'c']);
+  });
+
+  it('a last event without its blank line is still read', async () => {
+    assert.deepEqual(await texts([Buffer.from(`${event('a')}\n\n${event('z', true)}`, 'utf8')]), ['a', 'z']);
   });
 });

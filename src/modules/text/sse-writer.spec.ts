@@ -36,12 +36,29 @@ describe('SseWriter', () => {
     assert.equal(client.headers['x-accel-buffering'], 'no');
     assert.equal(client.headers['x-request-id'], 'r1');
     const writer = new SseWriter(res);
-    await writer.write(`${dataLine({ a: 1 })}${eventLine('done', { b: 2 })}`);
-    writer.end();
+    assert.equal(writer.write(`${dataLine({ a: 1 })}${eventLine('done', { b: 2 })}`), true);
+    await writer.drained();
+    writer.end(dataLine({ c: 3 }));
     writer.end(); // twice is harmless
     let body = '';
     for await (const chunk of client) body += String(chunk);
-    assert.equal(body, 'data: {"a":1}\n\nevent: done\ndata: {"b":2}\n\n');
+    assert.equal(body, 'data: {"a":1}\n\nevent: done\ndata: {"b":2}\n\ndata: {"c":3}\n\n');
+  });
+
+  it('sends the head with the first event when it is written in the same turn', async () => {
+    const served = new Promise<ServerResponse>((resolve) => (nextResponse = resolve));
+    const request = get(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    const res = await served;
+    const writer = new SseWriter(res);
+    writer.start({ 'x-request-id': 'r2' });
+    writer.write(dataLine({ first: true }));
+    writer.end('data: [DONE]\n\n');
+    const [client] = (await once(request, 'response')) as [IncomingMessage];
+    assert.equal(client.headers['content-type'], 'text/event-stream; charset=utf-8');
+    assert.equal(client.headers['x-request-id'], 'r2');
+    let body = '';
+    for await (const chunk of client) body += String(chunk);
+    assert.equal(body, 'data: {"first":true}\n\ndata: [DONE]\n\n');
   });
 
   it('waits for drain while the client does not read, and goes on when it does', async () => {
@@ -52,8 +69,9 @@ describe('SseWriter', () => {
     let waited = false;
     // Write until a write has to wait (the socket and the client's buffers are full).
     for (let i = 0; i < 64 && !waited; i++) {
+      if (writer.write(big)) continue;
       let done = false;
-      const pending = writer.write(big).then(() => (done = true));
+      const pending = writer.drained().then(() => (done = true));
       await sleep(20);
       if (!done) {
         waited = true;
@@ -74,8 +92,9 @@ describe('SseWriter', () => {
     const big = `data: ${'y'.repeat(1 << 20)}\n\n`;
     let pending: Promise<void> | null = null;
     for (let i = 0; i < 64 && !pending; i++) {
+      if (writer.write(big)) continue;
       let done = false;
-      const write = writer.write(big).then(() => void (done = true));
+      const write = writer.drained().then(() => void (done = true));
       await sleep(20);
       if (!done) pending = write;
     }
@@ -83,7 +102,8 @@ describe('SseWriter', () => {
     client.destroy();
     await pending; // resolves on close instead of hanging
     assert.equal(writer.open, false);
-    await writer.write('data: after\n\n');
+    assert.equal(writer.write('data: after\n\n'), true);
+    await writer.drained();
     writer.end();
   });
 });

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DomainError } from '../../../libs/common/index.js';
 import {
+  type GeminiPart,
   type GeminiResponse,
   NoLiveAdapterError,
   ProviderRegistry,
@@ -39,6 +40,8 @@ interface Prepared {
   track: UpstreamTrack;
 }
 
+const NO_PARTS: GeminiPart[] = [];
+
 /**
  * Text generation without a transport: takes a validated, translated request and yields
  * TextEvents (text-events.ts). Route (before the media fetch) → fetch HTTPS media → hold the
@@ -57,17 +60,19 @@ export class TextGenerationUseCase {
     private readonly prices: PriceCatalogue,
   ) {}
 
-  /** Streams when the request asked for it (`stream: true`), else one delta with the whole answer. */
-  async *run(key: AuthenticatedKey, translated: TranslatedTextRequest, run: TextRun): AsyncGenerator<TextEvent> {
-    const prepared = await this.prepare(key, translated, run.subjectId);
-    if (translated.stream) yield* this.stream(prepared, run.signal);
-    else yield* this.once(prepared);
+  /**
+   * Streams when the request asked for it (`stream: true`), else one delta with the whole answer.
+   * The generator of the mode itself, not one delegating to it: every event crosses one generator.
+   */
+  run(key: AuthenticatedKey, translated: TranslatedTextRequest, run: TextRun): AsyncGenerator<TextEvent> {
+    return translated.stream ? this.stream(key, translated, run) : this.once(key, translated, run);
   }
 
   private async prepare(key: AuthenticatedKey, translated: TranslatedTextRequest, subjectId: string): Promise<Prepared> {
     // Routed before the media fetch: a request that no upstream may serve costs no outbound call.
     const provider = this.providerFor(key, translated.model);
-    await this.media.resolve(translated.gemini);
+    const fetching = this.media.resolve(translated.gemini);
+    if (fetching) await fetching;
     const estimatedInputTokens = estimateInputTokens(translated.gemini);
     const payer: PriceContext = { workspaceId: key.workspaceId, apiKeyId: key.id, environment: key.environment };
     const held: HoldInput = {
@@ -113,16 +118,21 @@ export class TextGenerationUseCase {
     await this.wallet.settle(prepared.holdId, this.price(prepared.payer, model, usage.inputTokens, outputTokens), ifUnrecorded, prepared.held);
   }
 
-  /** The delta of one chunk, then each function call it carried. */
-  private *deltaOf(prepared: Prepared, chunk: GeminiResponse): Generator<TextEvent> {
+  /** Observes one chunk for billing: its parts, and the text it shows (for the `delta` event). */
+  private observe(prepared: Prepared, chunk: GeminiResponse): { parts: GeminiPart[]; text: string } {
     const parts = prepared.track.observe(chunk);
-    const text = parts.map((part) => (typeof part.text === 'string' && part.thought !== true ? part.text : '')).join('');
-    yield { type: 'delta', chunk, text };
-    for (const part of parts) if (part.functionCall) yield { type: 'tool_call', call: part.functionCall };
+    let text = '';
+    let calls = false;
+    for (const part of parts) {
+      if (typeof part.text === 'string' && part.thought !== true) text += part.text;
+      if (part.functionCall) calls = true;
+    }
+    return { parts: calls ? parts : NO_PARTS, text };
   }
 
-  private async *once(prepared: Prepared): AsyncGenerator<TextEvent> {
-    const { translated, provider } = prepared;
+  private async *once(key: AuthenticatedKey, translated: TranslatedTextRequest, run: TextRun): AsyncGenerator<TextEvent> {
+    const prepared = await this.prepare(key, translated, run.subjectId);
+    const { provider } = prepared;
     let answer;
     try {
       answer = await provider.generate({ model: translated.model, request: translated.gemini });
@@ -131,7 +141,10 @@ export class TextGenerationUseCase {
       throw toDomainError(error);
     }
     yield { type: 'started', holdId: prepared.holdId };
-    yield* this.deltaOf(prepared, answer);
+    // The delta of the answer, then each function call it carried.
+    const seen = this.observe(prepared, answer);
+    yield { type: 'delta', chunk: answer, text: seen.text };
+    for (const part of seen.parts) if (part.functionCall) yield { type: 'tool_call', call: part.functionCall };
     const usage = this.usageOf(prepared, true);
     yield { type: 'usage', usage };
     // Should the database stay unreachable, the answer is not sent (503), so nothing is owed.
@@ -139,8 +152,10 @@ export class TextGenerationUseCase {
     yield { type: 'settled', usage, complete: true };
   }
 
-  private async *stream(prepared: Prepared, signal: AbortSignal | undefined): AsyncGenerator<TextEvent> {
-    const { translated, provider } = prepared;
+  private async *stream(key: AuthenticatedKey, translated: TranslatedTextRequest, run: TextRun): AsyncGenerator<TextEvent> {
+    const prepared = await this.prepare(key, translated, run.subjectId);
+    const { provider } = prepared;
+    const signal = run.signal;
     let chunks: AsyncIterable<GeminiResponse>;
     try {
       chunks = await provider.stream({ model: translated.model, request: translated.gemini, signal });
@@ -155,7 +170,9 @@ export class TextGenerationUseCase {
     let failure: unknown = null;
     try {
       for await (const chunk of chunks) {
-        yield* this.deltaOf(prepared, chunk);
+        const seen = this.observe(prepared, chunk);
+        yield { type: 'delta', chunk, text: seen.text };
+        for (const part of seen.parts) if (part.functionCall) yield { type: 'tool_call', call: part.functionCall };
         if (signal?.aborted) break;
       }
     } catch (error) {

@@ -7,9 +7,11 @@ import { type TextFrame, type TextOutput, textOutputFor } from './text-output.js
 import { translateTextRequest } from './translation/translate-request.js';
 import type { TextOperation, TranslatedTextRequest } from './translation/translated-request.js';
 
-/** SSE framing of text frames, written together in one write. */
-const sse = (frames: TextFrame[]): string =>
-  frames.map((frame) => (frame.kind === 'done' ? 'data: [DONE]\n\n' : frame.kind === 'data' ? dataLine(frame.payload) : eventLine(frame.type, frame.payload))).join('');
+/** SSE framing of one text frame. */
+const frameText = (frame: TextFrame): string => (frame.kind === 'done' ? 'data: [DONE]\n\n' : frame.kind === 'data' ? dataLine(frame.payload) : eventLine(frame.type, frame.payload));
+
+/** SSE framing of text frames, written together in one write (most calls carry none or one). */
+const sse = (frames: TextFrame[]): string => (frames.length === 0 ? '' : frames.length === 1 ? frameText(frames[0]!) : frames.map(frameText).join(''));
 
 /**
  * The text operations over HTTP: validate and translate the body (every refusal before any
@@ -56,26 +58,29 @@ export class TextHttpTransport {
     let writer: SseWriter | null = null;
     try {
       for await (const event of this.generation.run(key, translated, { subjectId: output.id, signal: upstream.signal })) {
+        let text = '';
         switch (event.type) {
           case 'started':
             reply.hijack();
             writer = new SseWriter(raw);
             writer.start({ 'x-request-id': String(request.id) });
-            await writer.write(sse(output.start()));
+            text = sse(output.start());
             break;
           case 'delta':
-            await writer!.write(sse(output.delta(event.chunk)));
+            text = sse(output.delta(event.chunk));
             break;
           case 'usage':
-            await writer!.write(sse(output.complete()));
+            text = sse(output.complete());
             break;
           case 'settled':
-            if (event.complete) await writer!.write(sse(output.terminal(event.usage)));
+            // The last events and the end of the body leave in one write.
+            if (event.complete) writer!.end(sse(output.terminal(event.usage)));
             break;
           case 'failed':
-            await writer!.write(sse([output.error(event.code, event.message)]));
+            text = sse([output.error(event.code, event.message)]);
             break;
         }
+        if (text !== '' && !writer!.write(text)) await writer!.drained();
       }
     } finally {
       raw.off('close', onClose);

@@ -18,9 +18,11 @@ export class TextMediaResolver {
 
   constructor(private readonly http: GuardedHttpClient) {}
 
-  async resolve(request: GeminiRequest): Promise<void> {
+  /** Null when the request links no media (most requests): nothing to wait for, no promise made. */
+  resolve(request: GeminiRequest): Promise<unknown> | null {
     const parts = pendingMediaUrls(request);
-    await Promise.all(
+    if (parts.length === 0) return null;
+    return Promise.all(
       parts.map(async (part) => {
         const { fileUri, mimeType } = part.fileData!;
         let response;

@@ -4,6 +4,7 @@
  * HTTP status and the Google RPC status word; a stream that ends without its final chunk (no
  * finishReason) is an error too, so a cut stream is never mistaken for a complete answer.
  */
+import { StringDecoder } from 'node:string_decoder';
 import { Pool } from 'undici';
 import { ProviderAdapterFor } from '../capabilities.js';
 import { type GoogleErrorBody, parseGoogleError, retryAfterSeconds } from './gemini-errors.js';
@@ -117,24 +118,33 @@ export class GeminiTextAdapter implements TextProvider {
     return (async function* () {
       let buffer = '';
       let finished = false;
+      // One decoder for the whole body: a character split across two reads is decoded once, whole.
+      const decoder = new StringDecoder('utf8');
+      const eventEnd = new RegExp(EVENT_END, 'g');
       try {
         for await (const raw of body) {
-          buffer += (raw as Buffer).toString('utf8');
+          buffer += decoder.write(raw as Buffer);
+          // Every complete event of this read, found from a moving index: the rest is sliced off once.
+          let start = 0;
           let boundary: RegExpExecArray | null;
-          while ((boundary = /\r\n\r\n|\n\n|\r\r/.exec(buffer))) {
-            const block = buffer.slice(0, boundary.index);
-            buffer = buffer.slice(boundary.index + boundary[0].length);
+          eventEnd.lastIndex = 0;
+          while ((boundary = eventEnd.exec(buffer))) {
+            const block = buffer.slice(start, boundary.index);
+            start = eventEnd.lastIndex;
             const event = parseSseBlock(block);
             if (event === null) continue;
             if (event.candidates?.[0]?.finishReason || event.promptFeedback?.blockReason) finished = true;
             yield event;
           }
+          if (start > 0) buffer = buffer.slice(start);
           // A bare JSON error body mid-stream (the js SDK checks raw chunks for it).
-          if (buffer.trimStart().startsWith('{"error"') || buffer.trimStart().startsWith('{\n  "error"')) {
+          const pending = buffer.trimStart();
+          if (pending.startsWith('{"error"') || pending.startsWith('{\n  "error"')) {
             const parsed = tryParse(buffer.trim()) as GoogleErrorBody | null;
             if (parsed?.error) throw upstreamError(parsed.error.code ?? 500, buffer.trim());
           }
         }
+        buffer += decoder.end();
         const rest = parseSseBlock(buffer);
         if (rest) {
           if (rest.candidates?.[0]?.finishReason || rest.promptFeedback?.blockReason) finished = true;
@@ -159,13 +169,22 @@ function tryParse(text: string): unknown {
   }
 }
 
-/** One SSE block → the GenerateContentResponse in its `data:` lines (null for comments/empty). */
-function parseSseBlock(block: string): GeminiResponse | null {
-  const data = block
+/** The end of an SSE event: a blank line, in any of the three line-ending styles. */
+const EVENT_END = /\r\n\r\n|\n\n|\r\r/;
+
+/** The `data:` lines of an SSE block, joined: a one-line block (what Gemini sends) without splitting. */
+function dataOf(block: string): string {
+  if (block.startsWith('data:') && !block.includes('\n') && !block.includes('\r')) return block.charCodeAt(5) === 32 ? block.slice(6) : block.slice(5);
+  return block
     .split(/\r\n|\n|\r/)
     .filter((line) => line.startsWith('data:'))
     .map((line) => line.slice(5).replace(/^ /, ''))
     .join('\n');
+}
+
+/** One SSE block → the GenerateContentResponse in its `data:` lines (null for comments/empty). */
+function parseSseBlock(block: string): GeminiResponse | null {
+  const data = dataOf(block);
   if (data.trim() === '') return null;
   const parsed = tryParse(data) as (GeminiResponse & GoogleErrorBody) | null;
   if (parsed === null) throw new TextUpstreamError(502, 'UNKNOWN', 'upstream sent an SSE event that is not JSON');
