@@ -130,6 +130,9 @@ describe('admin console in a browser', { skip }, () => {
     await page.getByRole('status').filter({ hasText: 'Credit walk-invoice-1 recorded on the live wallet: balance $12.50' }).waitFor();
     await page.locator('#wallet-live .balance', { hasText: '$12.50' }).waitFor();
     await credit('12.5', 'walk-invoice-1');
+    // The first answer's message reads the same: wait for this answer, which gives the form a new
+    // reference (else the next fill races it and the form resets under the test).
+    await page.waitForFunction("document.querySelector('#credit-reference').value !== 'walk-invoice-1'");
     await page.getByRole('status').filter({ hasText: 'balance $12.50' }).waitFor();
     await credit('13', 'walk-invoice-1');
     await page.getByRole('alert').filter({ hasText: 'Conflict' }).waitFor();
