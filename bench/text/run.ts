@@ -16,7 +16,7 @@
 //
 // Needs local PostgreSQL and Redis as the tests do (TEST_DATABASE_SERVER_URL, TEST_REDIS_URL).
 // Portkey is installed once into .build/portkey-anchor (a copy of the anchor folder, never inside
-// shared/). Knobs: DUR (8 s per load), WARM (2 s), PREWARM (10 s: one unmeasured sync load per gateway first, then ANALYZE of our database), CONNS ("32 64"), MODES ("nonstream stream"),
+// shared/). Knobs: DUR (8 s per load), WARM (2 s), PREWARM (10 s: one unmeasured sync load per gateway first, then ANALYZE of our database), CREATION_PREWARM (2 s, the same before each creation kind), CONNS ("32 64"), MODES ("nonstream stream"),
 // PROBE_N (1000), PROBE_STREAM_N (200), BENCH_LOG_LEVEL (warn), BENCH_MODEL (vendor-3.7-flash),
 // BENCH_ACCOUNTS (1 = every request on one wallet row; N rotates requests over N workspaces),
 // PORTKEY_ANCHOR_DIR, PORTKEY_DIR, SKIP_PORTKEY=1, BENCH_CPU_PROF=1 (profile our gateway into
@@ -39,6 +39,8 @@ const ROOT = process.cwd();
 const DUR = Number(process.env.DUR ?? 8);
 const WARM = Number(process.env.WARM ?? 2);
 const PREWARM = Number(process.env.PREWARM ?? 10);
+/** Seconds of unmeasured creations of each kind before its load, then ANALYZE (0 turns it off). */
+const CREATION_PREWARM = Number(process.env.CREATION_PREWARM ?? 2);
 const CONNS = (process.env.CONNS ?? '32 64').split(/\s+/).filter(Boolean).map(Number);
 const MODES = (process.env.MODES ?? 'nonstream stream').split(/\s+/).filter(Boolean) as Array<'nonstream' | 'stream'>;
 const PROBE_N = Number(process.env.PROBE_N ?? 1000);
@@ -682,6 +684,11 @@ async function main(): Promise<void> {
       const target = creationTargets[kind];
       const check = await fetch(target.url, { method: 'POST', headers: { ...target.headers, 'idempotency-key': randomUUID() }, body: target.body(false) });
       if (check.status !== 200) throw new Error(`${kind} creation smoke request failed: ${check.status} ${(await check.text()).slice(0, 400)}`);
+      if (CREATION_PREWARM > 0) {
+        // As for text: the domain's new tables analyzed, as autovacuum does within its first minute.
+        await autocannon({ url: target.url, method: 'POST', headers: target.headers, body: target.body(false), connections: CONNS[0]!, duration: CREATION_PREWARM, ...(target.idempotent ? { requests: [{ setupRequest: (request: Record<string, unknown>) => ({ ...request, headers: { ...(request.headers as Record<string, string>), 'idempotency-key': randomUUID() } }) }] } : {}) });
+        await analyzeDatabase(gatewayDb!);
+      }
       rows.push(await load(target, 'create', CONNS[0]!));
     }
   }
