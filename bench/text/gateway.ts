@@ -4,14 +4,15 @@
 // pointed at the fake upstream. Creates a workspace, a live key and enough credit for the run, then
 // tells the parent {url, key, database} over IPC. On 'stop' (or SIGTERM) it closes and drops the database.
 // Env: BENCH_GEMINI_URL (required), BENCH_LOG_LEVEL (warn), BENCH_CREDIT_USD (1000000),
-// BENCH_ACCOUNTS (1: one workspace, one wallet row for every request). For the task creation
+// BENCH_ACCOUNTS (1: one workspace, one wallet row for every request), BENCH_AUDIO_KEYS (1). For the task creation
 // loads (video, audio) it also makes one test-mode workspace and key: `svc_test_` keys run on the
 // sandbox in every environment, so creations need no upstream.
 import { randomBytes } from 'node:crypto';
-import { createAccount } from '../../test/support/factories.js';
+import { createAccount, issueKey } from '../../test/support/factories.js';
 import { bootTestApp, type TestApp } from '../../test/support/test-app.js';
 
 const upstream = process.env.BENCH_GEMINI_URL;
+const audioKeyCount = Number(process.env.BENCH_AUDIO_KEYS ?? 1);
 if (!upstream || !process.send) {
   console.error('gateway.ts is started by bench/text/run.ts (fork, BENCH_GEMINI_URL)');
   process.exit(2);
@@ -50,8 +51,10 @@ try {
       DATABASE_CREATE_IF_MISSING: 'false',
       GEMINI_API_KEY: 'fake-gemini-key',
       GEMINI_BASE_URL: upstream,
-      // Creations are measured without a worker: nothing drains the pending audio tasks.
-      AUDIO_MAX_PENDING_PER_KEY: '100000000',
+      // Creations are measured without a worker: nothing drains the pending audio tasks. With one
+      // key the limit is lifted (each batch then counts every pending task of that key); with
+      // BENCH_AUDIO_KEYS > 1 the default limit stays and the creations rotate over that many keys.
+      ...(audioKeyCount > 1 ? {} : { AUDIO_MAX_PENDING_PER_KEY: '100000000' }),
       // 0: no key cache (every request reads PostgreSQL), to compare with the default.
       ...(process.env.API_KEY_CACHE_TTL_MS ? { API_KEY_CACHE_TTL_MS: process.env.API_KEY_CACHE_TTL_MS } : {}),
     },
@@ -63,7 +66,9 @@ try {
     keys.push(account.key);
   }
   const tasks = await createAccount(app, { creditUsd: Number(process.env.BENCH_CREDIT_USD ?? 1_000_000), environment: 'test', name: 'creation benchmark' });
-  process.send({ ready: true, url: app.baseUrl, key: keys[0], keys, testKey: tasks.key, database: app.db.name });
+  const audioKeys = [tasks.key];
+  for (let i = 1; i < audioKeyCount; i++) audioKeys.push((await issueKey(app, tasks.workspaceId, 'test')).key);
+  process.send({ ready: true, url: app.baseUrl, key: keys[0], keys, testKey: tasks.key, audioKeys, database: app.db.name });
 } catch (error) {
   console.error('gateway boot failed:', error);
   process.send({ ready: false, error: String(error) });

@@ -16,7 +16,7 @@
 //
 // Needs local PostgreSQL and Redis as the tests do (TEST_DATABASE_SERVER_URL, TEST_REDIS_URL).
 // Portkey is installed once into .build/portkey-anchor (a copy of the anchor folder, never inside
-// shared/). Knobs: DUR (8 s per load), WARM (2 s), PREWARM (10 s: one unmeasured sync load per gateway first, then ANALYZE of our database), CREATION_PREWARM (2 s, the same before each creation kind), CONNS ("32 64"), MODES ("nonstream stream"),
+// shared/). Knobs: DUR (8 s per load), WARM (2 s), PREWARM (10 s: one unmeasured sync load per gateway first, then ANALYZE of our database), CREATION_PREWARM (2 s, the same before each creation kind), BENCH_AUDIO_KEYS (1: audio creations on one key with the pending limit lifted; N: rotated over N keys under the default limit), CONNS ("32 64"), MODES ("nonstream stream"),
 // PROBE_N (1000), PROBE_STREAM_N (200), BENCH_LOG_LEVEL (warn), BENCH_MODEL (vendor-3.7-flash),
 // BENCH_ACCOUNTS (1 = every request on one wallet row; N rotates requests over N workspaces),
 // PORTKEY_ANCHOR_DIR, PORTKEY_DIR, SKIP_PORTKEY=1, BENCH_CPU_PROF=1 (profile our gateway into
@@ -124,6 +124,8 @@ interface GatewayInfo {
   keys: string[];
   /** A test-mode key (sandbox) with credit, for the creation loads. */
   testKey: string;
+  /** The test-mode keys audio creations rotate over (BENCH_AUDIO_KEYS; the first is testKey). */
+  audioKeys: string[];
   database: string;
 }
 
@@ -292,15 +294,30 @@ interface LoadRow {
   peakRssMb: number | null;
 }
 
-async function load(target: Target, mode: LoadMode, conns: number): Promise<LoadRow> {
+/** autocannon's options for a target: its keys rotated and a new Idempotency-Key per request where it asks for them. */
+function loadOptions(target: Target, mode: LoadMode, conns: number): Parameters<typeof autocannon>[0] {
   const options: Parameters<typeof autocannon>[0] = { url: target.url, method: 'POST', headers: target.headers, body: target.body(mode === 'stream'), connections: conns, timeout: 30 };
   const keys = target.keys ?? [];
-  if (keys.length > 1) {
+  if (keys.length > 1 || target.idempotent) {
     let next = 0;
-    options.requests = [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, authorization: `Bearer ${keys[next++ % keys.length]}` } }) }];
-  } else if (target.idempotent) {
-    options.requests = [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': randomUUID() } }) }];
+    options.requests = [
+      {
+        setupRequest: (request) => ({
+          ...request,
+          headers: {
+            ...request.headers,
+            ...(keys.length > 1 ? { authorization: `Bearer ${keys[next++ % keys.length]}` } : {}),
+            ...(target.idempotent ? { 'idempotency-key': randomUUID() } : {}),
+          },
+        }),
+      },
+    ];
   }
+  return options;
+}
+
+async function load(target: Target, mode: LoadMode, conns: number): Promise<LoadRow> {
+  const options = loadOptions(target, mode, conns);
   await autocannon({ ...options, duration: WARM });
   let peakKb = 0;
   const sample = () => {
@@ -678,6 +695,7 @@ async function main(): Promise<void> {
         body: () => JSON.stringify({ model: 'voice_v4', mode: 'text_to_speech', prompt: 'The quick brown fox jumps over the lazy dog.', controls: { voiceId, outputFormat: 'mp3_44100_128' } }),
         pid: ours.child.pid!,
         idempotent: true,
+        keys: info.audioKeys,
       },
     };
     for (const kind of CREATIONS) {
@@ -686,7 +704,7 @@ async function main(): Promise<void> {
       if (check.status !== 200) throw new Error(`${kind} creation smoke request failed: ${check.status} ${(await check.text()).slice(0, 400)}`);
       if (CREATION_PREWARM > 0) {
         // As for text: the domain's new tables analyzed, as autovacuum does within its first minute.
-        await autocannon({ url: target.url, method: 'POST', headers: target.headers, body: target.body(false), connections: CONNS[0]!, duration: CREATION_PREWARM, ...(target.idempotent ? { requests: [{ setupRequest: (request: Record<string, unknown>) => ({ ...request, headers: { ...(request.headers as Record<string, string>), 'idempotency-key': randomUUID() } }) }] } : {}) });
+        await autocannon({ ...loadOptions(target, 'create', CONNS[0]!), duration: CREATION_PREWARM });
         await analyzeDatabase(gatewayDb!);
       }
       rows.push(await load(target, 'create', CONNS[0]!));
