@@ -16,7 +16,10 @@
 //
 // Needs local PostgreSQL and Redis as the tests do (TEST_DATABASE_SERVER_URL, TEST_REDIS_URL).
 // Portkey is installed once into .build/portkey-anchor (a copy of the anchor folder, never inside
-// shared/). Knobs: DUR (8 s per load), WARM (2 s), PREWARM (10 s: one unmeasured sync load per gateway first, then ANALYZE of our database), CREATION_PREWARM (2 s, the same before each creation kind), BENCH_AUDIO_KEYS (1: audio creations on one key with the pending limit lifted; N: rotated over N keys under the default limit), CONNS ("32 64"), MODES ("nonstream stream"),
+// shared/). Knobs: DUR (8 s per load), WARM (2 s), PREWARM (10 s: one unmeasured sync load per
+// gateway first, then ANALYZE of our database), CREATION_PREWARM (2 s, the same before each
+// creation kind), BENCH_AUDIO_KEYS (1: audio creations on one key with the pending limit lifted;
+// N: rotated over N test keys under the default limit), CONNS ("32 64"), MODES ("nonstream stream"),
 // PROBE_N (1000), PROBE_STREAM_N (200), BENCH_LOG_LEVEL (warn), BENCH_MODEL (vendor-3.7-flash),
 // BENCH_ACCOUNTS (1 = every request on one wallet row; N rotates requests over N workspaces),
 // PORTKEY_ANCHOR_DIR, PORTKEY_DIR, SKIP_PORTKEY=1, BENCH_CPU_PROF=1 (profile our gateway into
@@ -208,6 +211,7 @@ function cpuSplit(pid: number): { user: number; sys: number } {
 }
 /** CPU ticks of the PostgreSQL backends serving our gateway's database (the wallet's and the keys' cost). */
 let pgPids: number[] = [];
+/** ANALYZE of our gateway's database: what autovacuum does within a new database's first minute. */
 async function analyzeDatabase(database: string): Promise<void> {
   const server = process.env.TEST_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432';
   const client = new pg.Client({ connectionString: `${server}/${database}` });
