@@ -34,6 +34,35 @@ export interface CreationKind<I, T> {
   jobs(result: T, input: I): CreationJob[];
 }
 
+/** The steps of the creation most domains make: a hold, then the task row carrying its id. */
+export interface HoldThenRowSteps<H, R> {
+  hold(input: H, tx: TransactionHandle): Promise<string>;
+  /** The row with the hold's id set (a new entity: the input row is left as it was). */
+  withHold(row: R, holdId: string): R;
+  insert(tx: TransactionHandle, row: R): Promise<void>;
+}
+
+/**
+ * A creation kind that holds, then inserts the row with that hold's id, in the transaction it is
+ * given; no job unless `jobs` names them. Video, images and the alternate provider share it
+ * (video adds its set-based `writeAll`).
+ */
+export function holdThenRow<H, R>(
+  name: string,
+  steps: HoldThenRowSteps<H, R>,
+  jobs: (row: R) => CreationJob[] = () => [],
+): CreationKind<{ hold: H; row: R }, R> {
+  return {
+    name,
+    write: async (tx, { hold, row }) => {
+      const withHold = steps.withHold(row, await steps.hold(hold, tx));
+      await steps.insert(tx, withHold);
+      return withHold;
+    },
+    jobs,
+  };
+}
+
 interface Pending {
   kind: CreationKind<unknown, unknown>;
   input: unknown;

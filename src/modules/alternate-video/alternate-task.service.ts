@@ -10,7 +10,7 @@ import {
 } from '../../../libs/providers/index.js';
 import { AppConfig } from '../../config/app-config.js';
 import { type HoldInput, PriceCatalogue } from '../billing/index.js';
-import { type CreationKind, TaskCreations } from '../../queue/task-creations.js';
+import { type CreationKind, holdThenRow, TaskCreations } from '../../queue/task-creations.js';
 import { WalletService } from '../billing/wallet.service.js';
 import type { AuthenticatedKey } from '../identity/index.js';
 import { MediaNotFoundError } from '../media/index.js';
@@ -52,15 +52,11 @@ export class AlternateTaskService implements OnModuleInit {
   ) {}
 
   /** The hold, then the row with it (no job: the request itself makes the upstream create). */
-  private readonly creation: CreationKind<{ hold: HoldInput; row: AlternateTaskEntity }, AlternateTaskEntity> = {
-    name: 'alternate',
-    write: async (tx, { hold, row }) => {
-      const task = Object.assign(new AlternateTaskEntity(), row, { holdId: await this.wallet.hold(hold, tx) });
-      await this.tasks.insert(tx, task);
-      return task;
-    },
-    jobs: () => [],
-  };
+  private readonly creation: CreationKind<{ hold: HoldInput; row: AlternateTaskEntity }, AlternateTaskEntity> = holdThenRow('alternate', {
+    hold: (hold, tx) => this.wallet.hold(hold, tx),
+    withHold: (row, holdId) => Object.assign(new AlternateTaskEntity(), row, { holdId }),
+    insert: (tx, task) => this.tasks.insert(tx, task),
+  });
 
   onModuleInit(): void {
     this.readers.register({

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Clock, DomainError } from '../../../libs/common/index.js';
 import { NoLiveAdapterError, ProviderRegistry, type ImageOutcome, type ImageProvider } from '../../../libs/providers/index.js';
 import { type HoldInput, PriceCatalogue, type PriceContext, WalletService } from '../billing/index.js';
-import { type CreationKind, TaskCreations } from '../../queue/task-creations.js';
+import { type CreationKind, holdThenRow, TaskCreations } from '../../queue/task-creations.js';
 import type { AuthenticatedKey } from '../identity/index.js';
 import { MediaService } from '../media/media.service.js';
 import type { CreateImageGenerationDto } from './dto/create-image-generation.dto.js';
@@ -49,15 +49,11 @@ export class ImageGenerationService {
   ) {}
 
   /** The hold, then the `running` row with it (no job: the request itself calls the upstream). */
-  private readonly creation: CreationKind<{ hold: HoldInput; row: ImageGenerationEntity }, ImageGenerationEntity> = {
-    name: 'image',
-    write: async (tx, { hold, row }) => {
-      const entity = Object.assign(new ImageGenerationEntity(), row, { holdId: await this.wallet.hold(hold, tx) });
-      await this.rows.insert(tx, entity);
-      return entity;
-    },
-    jobs: () => [],
-  };
+  private readonly creation: CreationKind<{ hold: HoldInput; row: ImageGenerationEntity }, ImageGenerationEntity> = holdThenRow('image', {
+    hold: (hold, tx) => this.wallet.hold(hold, tx),
+    withHold: (row, holdId) => Object.assign(new ImageGenerationEntity(), row, { holdId }),
+    insert: (tx, entity) => this.rows.insert(tx, entity),
+  });
 
   async generate(key: AuthenticatedKey, dto: CreateImageGenerationDto): Promise<ImageGenerationResponse> {
     const rules = applyImageRules(dto);

@@ -7,7 +7,7 @@ import { WalletService } from '../billing/wallet.service.js';
 import type { AuthenticatedKey } from '../identity/index.js';
 import { MediaNotFoundError } from '../media/index.js';
 import { MediaService } from '../media/media.service.js';
-import { type CreationKind, type CreationOutcome, TaskCreations } from '../../queue/task-creations.js';
+import { type CreationKind, type CreationOutcome, holdThenRow, TaskCreations } from '../../queue/task-creations.js';
 import type { CreateVideoTaskDto, ListVideoTasksQueryDto } from './dto/create-video-task.dto.js';
 import { HOLD_SUBJECT, VIDEO_LINK_TTL_SECONDS } from './video.constants.js';
 import { VIDEO_JOB_OPTIONS, VIDEO_PROCESS_JOB, VIDEO_QUEUE, videoJobId } from './video-jobs.js';
@@ -54,12 +54,11 @@ export class VideoTaskService {
    * jobs go with one `addBulk`.
    */
   private readonly creation: CreationKind<VideoCreation, VideoTaskEntity> = {
-    name: 'video',
-    write: async (tx, { hold, row }) => {
-      const task = withHold(row, await this.wallet.hold(hold, tx));
-      await this.tasks.insert(tx, task);
-      return task;
-    },
+    ...holdThenRow<HoldInput, VideoTaskEntity>(
+      'video',
+      { hold: (hold, tx) => this.wallet.hold(hold, tx), withHold, insert: (tx, task) => this.tasks.insert(tx, task) },
+      (task) => [{ queue: VIDEO_QUEUE, name: VIDEO_PROCESS_JOB, data: { taskId: task.id }, jobId: videoJobId(task.id), options: VIDEO_JOB_OPTIONS }],
+    ),
     writeAll: async (tx, creations) => {
       const holds = await this.wallet.holdEach(
         creations.map((creation) => creation.hold),
@@ -72,7 +71,6 @@ export class VideoTaskService {
       await this.tasks.insertMany(tx, outcomes.flatMap((outcome) => ('value' in outcome ? [outcome.value] : [])));
       return outcomes;
     },
-    jobs: (task) => [{ queue: VIDEO_QUEUE, name: VIDEO_PROCESS_JOB, data: { taskId: task.id }, jobId: videoJobId(task.id), options: VIDEO_JOB_OPTIONS }],
   };
 
   async create(key: AuthenticatedKey, dto: CreateVideoTaskDto): Promise<VideoTaskResponseDto> {
