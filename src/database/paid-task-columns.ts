@@ -50,3 +50,25 @@ export abstract class PaidTaskColumns {
   @Column('timestamptz', { name: 'updated_at' })
   updatedAt!: Date;
 }
+
+/**
+ * A new task's shared columns: its owner, and nothing held, charged, failed, stored or expired
+ * yet (`holdId` is set by the creation, with its hold). Each domain spreads it into its row.
+ */
+export function newPaidTaskColumns(id: string, owner: { id: string; workspaceId: string; environment: KeyEnvironment }, now: Date): PaidTaskColumns {
+  return {
+    id,
+    apiKeyId: owner.id,
+    workspaceId: owner.workspaceId,
+    environment: owner.environment,
+    holdId: '',
+    chargedMicros: null,
+    failureReason: null,
+    mediaKey: null,
+    completedAt: null,
+    expiresAt: null,
+    mediaDeletedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+}

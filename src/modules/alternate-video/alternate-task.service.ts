@@ -26,6 +26,7 @@ import { AlternateTaskRepository } from './alternate-task.repository.js';
 import type { AlternateTaskResponseDto } from './alternate-task.resource.js';
 import { alternateSpec } from './alternate-task.runner.js';
 import { ALTERNATE_DEFAULT_MODEL, type CreateAlternateTaskDto } from './dto/create-alternate-task.dto.js';
+import { newPaidTaskColumns } from '../../database/paid-task-columns.js';
 
 /**
  * The alternate provider's use cases: create (validate → route → images → hold + row →
@@ -95,10 +96,7 @@ export class AlternateTaskService implements OnModuleInit {
     const now = this.clock.now();
     const amountMicros = this.prices.alternateVideoCost({ workspaceId: key.workspaceId, apiKeyId: key.id, environment: key.environment }, model, mode, duration);
     const row = Object.assign(new AlternateTaskEntity(), {
-      id,
-      apiKeyId: key.id,
-      workspaceId: key.workspaceId,
-      environment: key.environment,
+      ...newPaidTaskColumns(id, key, now),
       model,
       mode,
       durationSeconds: duration,
@@ -113,17 +111,8 @@ export class AlternateTaskService implements OnModuleInit {
       pollErrors: 0,
       submittedAt: now,
       reconciledAt: null,
-      mediaKey: null,
       mediaBytes: null,
       outputSeconds: null,
-      chargedMicros: null,
-      holdId: '',
-      failureReason: null,
-      completedAt: null,
-      expiresAt: null,
-      mediaDeletedAt: null,
-      createdAt: now,
-      updatedAt: now,
     } satisfies AlternateTaskEntity);
     const hold = { workspaceId: key.workspaceId, environment: key.environment, apiKeyId: key.id, amountMicros, subjectType: ALTERNATE_HOLD_SUBJECT, subjectId: id };
     // Hold + row in one transaction, shared with the creations arriving meanwhile (TaskCreations).

@@ -20,6 +20,7 @@ import type { AudioEstimateDto, AudioTaskResponseDto } from './audio-task.resour
 import type { CreateAudioGenerationDto } from './dto/create-audio-generation.dto.js';
 import { VoiceResolver } from './voices/voice-resolver.js';
 import { WebhookEndpointDirectory } from './webhook-endpoint-directory.js';
+import { newPaidTaskColumns } from '../../database/paid-task-columns.js';
 
 export interface CreateAudioOptions {
   /** The idempotency scope and the task's origin: `generations` (POST /v1/audio/generations) or `speech`. */
@@ -360,10 +361,7 @@ function newTaskRow(input: { id: string; key: AuthenticatedKey; accepted: Accept
   const { request } = input.accepted;
   const streaming = input.streamLeaseMs !== undefined;
   return Object.assign(new AudioTaskEntity(), {
-    id: input.id,
-    apiKeyId: input.key.id,
-    workspaceId: input.key.workspaceId,
-    environment: input.key.environment,
+    ...newPaidTaskColumns(input.id, input.key, input.now),
     model: request.model,
     mode: request.mode,
     endpoint: input.endpoint,
@@ -380,20 +378,12 @@ function newTaskRow(input: { id: string; key: AuthenticatedKey; accepted: Accept
     attempts: streaming ? 1 : 0,
     submittedAt: streaming ? input.now : null,
     leaseExpiresAt: streaming ? new Date(input.now.getTime() + input.streamLeaseMs!) : null,
-    mediaKey: null,
     contentType: null,
     mediaBytes: null,
     outputSeconds: null,
     inputCharacters: request.inputCharacters,
     billableCharacters: null,
-    chargedMicros: null,
     holdId: input.holdId,
     webhookEndpointId: request.webhookEndpointId ?? null,
-    failureReason: null,
-    completedAt: null,
-    expiresAt: null,
-    mediaDeletedAt: null,
-    createdAt: input.now,
-    updatedAt: input.now,
   } satisfies AudioTaskEntity);
 }

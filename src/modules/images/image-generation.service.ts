@@ -14,6 +14,7 @@ import { ImageMetrics } from './image-metrics.js';
 import { ImageReferenceLoader } from './image-references.js';
 import { applyImageRules, type ImageRules } from './image-rules.js';
 import { IMAGE_HOLD_SUBJECT, IMAGE_LINK_RETENTION_MS } from './images.constants.js';
+import { newPaidTaskColumns } from '../../database/paid-task-columns.js';
 
 /** The answer (spec › Image generation): exactly these top-level fields. */
 export interface ImageGenerationResponse {
@@ -66,10 +67,7 @@ export class ImageGenerationService {
 
     const now = this.clock.now();
     const entity = Object.assign(new ImageGenerationEntity(), {
-      id,
-      apiKeyId: key.id,
-      workspaceId: key.workspaceId,
-      environment: key.environment,
+      ...newPaidTaskColumns(id, key, now),
       model: rules.model,
       adapter,
       request: {
@@ -81,16 +79,7 @@ export class ImageGenerationService {
         safetySettings: rules.safetySettings,
       },
       status: 'running',
-      holdId: '',
-      mediaKey: null,
       contentType: null,
-      chargedMicros: null,
-      failureReason: null,
-      completedAt: null,
-      expiresAt: null,
-      mediaDeletedAt: null,
-      createdAt: now,
-      updatedAt: now,
     } satisfies ImageGenerationEntity);
     // Hold + row in one transaction, shared with the creations arriving meanwhile (TaskCreations).
     const row = await this.creations.create(this.creation, { hold: { ...payer, amountMicros: price, subjectType: IMAGE_HOLD_SUBJECT, subjectId: id }, row: entity });

@@ -17,6 +17,7 @@ import { VideoTaskEntity } from './video-task.entity.js';
 import { VideoTaskRepository } from './video-task.repository.js';
 import type { VideoTaskResponseDto } from './video-task.resource.js';
 import { GenerationTaskReaders, type SharedTaskListEntry } from './generation-task-readers.service.js';
+import { newPaidTaskColumns } from '../../database/paid-task-columns.js';
 
 
 /** What one video creation writes: its hold and its row (the hold id is filled in when made). */
@@ -83,10 +84,7 @@ export class VideoTaskService {
     const id = newId('omni');
     const amountMicros = this.prices.videoMaxCost({ workspaceId: key.workspaceId, apiKeyId: key.id, environment: key.environment }, dto.model, snapshot.controls.resolution);
     const row = Object.assign(new VideoTaskEntity(), {
-      id,
-      apiKeyId: key.id,
-      workspaceId: key.workspaceId,
-      environment: key.environment,
+      ...newPaidTaskColumns(id, key, now),
       model: dto.model,
       mode: snapshot.mode,
       request: snapshot,
@@ -99,17 +97,8 @@ export class VideoTaskService {
       pollErrors: 0,
       submittedAt: null,
       reconciledAt: null,
-      mediaKey: null,
       mediaBytes: null,
       outputSeconds: null,
-      chargedMicros: null,
-      holdId: '',
-      failureReason: null,
-      completedAt: null,
-      expiresAt: null,
-      mediaDeletedAt: null,
-      createdAt: now,
-      updatedAt: now,
     } satisfies VideoTaskEntity);
     const hold = { workspaceId: key.workspaceId, environment: key.environment, apiKeyId: key.id, amountMicros, subjectType: HOLD_SUBJECT, subjectId: id };
     // Hold + row commit together (with the creations arriving meanwhile), then the job is added.
