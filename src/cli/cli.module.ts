@@ -1,4 +1,4 @@
-import { type DynamicModule, Global, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import type { Logger as PinoLogger } from 'pino';
 import { ErrorDomainsModule } from '../app/error-domains.module.js';
@@ -10,9 +10,7 @@ import { AdminService } from '../modules/admin/admin.service.js';
 import { WalletCoreModule } from '../modules/billing/wallet-core.module.js';
 import { IdentityCoreModule } from '../modules/identity/identity-core.module.js';
 import { MetricsModule } from '../observability/metrics.module.js';
-import { redisOptions } from '../queue/redis-connection.js';
-import { logErrorsQuietly } from '../queue/redis-error-log.js';
-import { REDIS } from '../queue/redis.provider.js';
+import { REDIS, redisProviderWith } from '../queue/redis.provider.js';
 
 /**
  * The Redis client the wallet core (its settlement journal) and identity may use, connected only
@@ -21,17 +19,7 @@ import { REDIS } from '../queue/redis.provider.js';
  */
 @Global()
 @Module({
-  providers: [
-    {
-      provide: REDIS,
-      inject: [AppConfig],
-      useFactory: (config: AppConfig) => {
-        const client = new Redis({ ...redisOptions(config.env.REDIS_URL), maxRetriesPerRequest: 2, lazyConnect: true });
-        logErrorsQuietly(client, 'Redis client', new Logger('Redis'));
-        return client;
-      },
-    },
-  ],
+  providers: [redisProviderWith({ lazyConnect: true })],
   exports: [REDIS],
 })
 class CliRedisModule implements OnApplicationShutdown {
