@@ -132,7 +132,8 @@ describe('admin console in a browser', { skip }, () => {
     await credit('12.5', 'walk-invoice-1');
     // The first answer's message reads the same: wait for this answer, which gives the form a new
     // reference (else the next fill races it and the form resets under the test).
-    await page.waitForFunction("document.querySelector('#credit-reference').value !== 'walk-invoice-1'");
+    // (Read from here, not with waitForFunction: the console's CSP refuses the string eval it polls with.)
+    await eventually(() => page.inputValue('#credit-reference'), (reference) => reference !== 'walk-invoice-1', 'the repeated credit answered');
     await page.getByRole('status').filter({ hasText: 'balance $12.50' }).waitFor();
     await credit('13', 'walk-invoice-1');
     await page.getByRole('alert').filter({ hasText: 'Conflict' }).waitFor();
