@@ -220,6 +220,20 @@ describe('GeminiTextAdapter stream parsing (raw SSE bytes)', () => {
     ]);
   });
 
+  it('an event that is not JSON fails the stream after the events before it in the same read', async () => {
+    const seen: string[] = [];
+    pieces = [Buffer.from(`${event('a')}\n\n${event('b')}\n\ndata: {not json\n\n${event('c', true)}\n\n`, 'utf8')];
+    const adapter = new GeminiTextAdapter({ apiKey: 'k', baseUrl: url });
+    try {
+      await assert.rejects(async () => {
+        for await (const batch of await adapter.stream({ model: 'vendor-3.7-flash', request })) for (const chunk of batch) seen.push(chunk.candidates![0]!.content!.parts![0]!.text!);
+      }, (e: unknown) => e instanceof TextUpstreamError && e.status === 502);
+    } finally {
+      await adapter.close();
+    }
+    assert.deepEqual(seen, ['a', 'b']);
+  });
+
   it('a last event without its blank line is still read', async () => {
     assert.deepEqual(await texts([Buffer.from(`${event('a')}\n\n${event('z', true)}`, 'utf8')]), ['a', 'z']);
   });

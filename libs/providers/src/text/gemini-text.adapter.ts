@@ -130,13 +130,19 @@ export class GeminiTextAdapter implements TextProvider {
           let start = 0;
           let boundary: RegExpExecArray | null;
           eventEnd.lastIndex = 0;
-          while ((boundary = eventEnd.exec(buffer))) {
-            const block = buffer.slice(start, boundary.index);
-            start = eventEnd.lastIndex;
-            const event = parseSseBlock(block);
-            if (event === null) continue;
-            if (event.candidates?.[0]?.finishReason || event.promptFeedback?.blockReason) finished = true;
-            events.push(event);
+          try {
+            while ((boundary = eventEnd.exec(buffer))) {
+              const block = buffer.slice(start, boundary.index);
+              start = eventEnd.lastIndex;
+              const event = parseSseBlock(block);
+              if (event === null) continue;
+              if (event.candidates?.[0]?.finishReason || event.promptFeedback?.blockReason) finished = true;
+              events.push(event);
+            }
+          } catch (error) {
+            // An event the upstream broke: the ones before it in this read still reach the caller first.
+            if (events.length > 0) yield events;
+            throw error;
           }
           if (start > 0) buffer = buffer.slice(start);
           if (events.length > 0) yield events;
