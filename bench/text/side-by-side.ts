@@ -12,7 +12,7 @@
 // DUR (5), WARM (2), MODES ("nonstream stream"), PROBE_N (200), PROBE_STREAM_N (50).
 // BEFORE_DIR / AFTER_DIR point at other builds. Prints one table; writes nothing else.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const ROOT = process.cwd();
@@ -42,6 +42,7 @@ interface Result {
 }
 
 const latest = (): string | null => {
+  if (!existsSync(OUT_DIR)) return null; // a fresh checkout: no run wrote there yet
   const files = readdirSync(OUT_DIR).filter((name) => name.endsWith('.json')).sort();
   return files.length ? join(OUT_DIR, files[files.length - 1]!) : null;
 };

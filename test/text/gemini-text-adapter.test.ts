@@ -42,7 +42,7 @@ describe('GeminiTextAdapter against the fake Gemini server', () => {
     ];
     fake.next({ kind: 'answer', parts });
     const chunks: GeminiResponse[] = [];
-    for await (const chunk of await adapter.stream({ model: 'vendor-3.8-flash', request })) chunks.push(chunk);
+    for await (const batch of await adapter.stream({ model: 'vendor-3.8-flash', request })) chunks.push(...batch);
     assert.equal(fake.requests.at(-1)!.path, '/v1beta/models/gemini-3.8-flash:streamGenerateContent?alt=sse');
     assert.deepEqual(chunks.map((c) => c.candidates![0]!.content!.parts![0]), parts);
     assert.equal(chunks.at(-1)!.candidates![0]!.finishReason, 'STOP');
@@ -68,7 +68,7 @@ describe('GeminiTextAdapter against the fake Gemini server', () => {
     fake.next({ kind: 'cut', parts: [{ text: 'one ' }, { text: 'two ' }, { text: 'three' }] });
     const seen: string[] = [];
     await assert.rejects(async () => {
-      for await (const chunk of await adapter.stream({ model: 'vendor-3.8-flash', request })) seen.push(chunk.candidates![0]!.content!.parts![0]!.text!);
+      for await (const batch of await adapter.stream({ model: 'vendor-3.8-flash', request })) for (const chunk of batch) seen.push(chunk.candidates![0]!.content!.parts![0]!.text!);
     }, (e: unknown) => e instanceof TextUpstreamError && e.upstreamStatus === 'STREAM_INTERRUPTED');
     assert.deepEqual(seen, ['one ', 'two ']);
   });
@@ -179,17 +179,20 @@ describe('GeminiTextAdapter stream parsing (raw SSE bytes)', () => {
 
   const event = (text: string, last = false) => `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text }] }, ...(last ? { finishReason: 'STOP' } : {}) }] })}`;
 
-  async function texts(body: Buffer[]): Promise<string[]> {
+  /** The texts of the stream's chunks, grouped as the adapter yielded them. */
+  async function batches(body: Buffer[]): Promise<string[][]> {
     pieces = body;
     const adapter = new GeminiTextAdapter({ apiKey: 'k', baseUrl: url });
     try {
-      const out: string[] = [];
-      for await (const chunk of await adapter.stream({ model: 'vendor-3.7-flash', request })) out.push(chunk.candidates![0]!.content!.parts![0]!.text!);
+      const out: string[][] = [];
+      for await (const batch of await adapter.stream({ model: 'vendor-3.7-flash', request })) out.push(batch.map((chunk) => chunk.candidates![0]!.content!.parts![0]!.text!));
       return out;
     } finally {
       await adapter.close();
     }
   }
+
+  const texts = async (body: Buffer[]): Promise<string[]> => (await batches(body)).flat();
 
   it('decodes a character split across two reads once, whole', async () => {
     const bytes = Buffer.from(`${event('héllo 日本語 👋')}\r\n\r\n${event('fin', true)}\r\n\r\n`, 'utf8');
@@ -205,6 +208,30 @@ describe('GeminiTextAdapter stream parsing (raw SSE bytes)', () => {
     const bytes = Buffer.from(body, 'utf8');
     const cut = body.indexOf('"b"') + 1;
     assert.deepEqual(await texts([bytes.subarray(0, cut), bytes.subarray(cut)]), ['a', 'b', 'two lines', 'c']);
+  });
+
+  it('yields the events of one read together, in order, and never an empty batch', async () => {
+    const first = Buffer.from(`${event('a')}\n\n${event('b')}\n\n${event('c')}\n\n: a comment\n\n`, 'utf8');
+    const second = Buffer.from(`: only a comment\n\n`, 'utf8');
+    const third = Buffer.from(`${event('d')}\n\n${event('e', true)}\n\n`, 'utf8');
+    assert.deepEqual(await batches([first, second, third]), [
+      ['a', 'b', 'c'],
+      ['d', 'e'],
+    ]);
+  });
+
+  it('an event that is not JSON fails the stream after the events before it in the same read', async () => {
+    const seen: string[] = [];
+    pieces = [Buffer.from(`${event('a')}\n\n${event('b')}\n\ndata: {not json\n\n${event('c', true)}\n\n`, 'utf8')];
+    const adapter = new GeminiTextAdapter({ apiKey: 'k', baseUrl: url });
+    try {
+      await assert.rejects(async () => {
+        for await (const batch of await adapter.stream({ model: 'vendor-3.7-flash', request })) for (const chunk of batch) seen.push(chunk.candidates![0]!.content!.parts![0]!.text!);
+      }, (e: unknown) => e instanceof TextUpstreamError && e.status === 502);
+    } finally {
+      await adapter.close();
+    }
+    assert.deepEqual(seen, ['a', 'b']);
   });
 
   it('a last event without its blank line is still read', async () => {

@@ -1,24 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/**
- * Group commit for the wallet (docs/benchmarks.md › Text › Group commit): one call, one
- * transaction and one commit for many holds or many resolutions queued in the app while the
- * previous call was in flight.
- *
- * Lock order, shared with `svc_resolve_hold` so that no two wallet transactions can deadlock:
- * hold rows first (by id), then wallet rows (by workspace, environment).
- */
-export class WalletBatch1763800000200 implements MigrationInterface {
-  name = 'WalletBatch1763800000200';
-
-  async up(q: QueryRunner): Promise<void> {
-    // Many holds at once, taken in arrival order (array order): each is accepted only when its
-    // wallet's available balance — after the holds accepted before it in the same call — covers
-    // it, exactly as the one-hold statement would have done had they come one after the other.
-    // A wallet that does not exist refuses. Each wallet row is updated once; one hold row and one
-    // `hold` ledger entry per accepted hold. Returns one row per request (`idx` is 1-based), with
-    // the hold id, or NULL when refused.
-    await q.query(`
+/** svc_hold_many as this migration creates it (PlannerProofWallet1763800001500 replaces it; its down restores it). */
+export const SVC_HOLD_MANY_FIRST = `
       CREATE FUNCTION svc_hold_many(p_ids uuid[], p_workspaces uuid[], p_environments text[], p_api_keys uuid[],
                                     p_amounts bigint[], p_subject_types text[], p_subject_ids text[])
       RETURNS TABLE (idx integer, hold_id uuid)
@@ -94,7 +77,27 @@ export class WalletBatch1763800000200 implements MigrationInterface {
           SELECT r.ord::integer, CASE WHEN accepted[r.ord] THEN r.id END
           FROM unnest(p_ids) WITH ORDINALITY AS r (id, ord)
           ORDER BY r.ord;
-      END $$`);
+      END $$`;
+
+/**
+ * Group commit for the wallet (docs/benchmarks.md › Text › Group commit): one call, one
+ * transaction and one commit for many holds or many resolutions queued in the app while the
+ * previous call was in flight.
+ *
+ * Lock order, shared with `svc_resolve_hold` so that no two wallet transactions can deadlock:
+ * hold rows first (by id), then wallet rows (by workspace, environment).
+ */
+export class WalletBatch1763800000200 implements MigrationInterface {
+  name = 'WalletBatch1763800000200';
+
+  async up(q: QueryRunner): Promise<void> {
+    // Many holds at once, taken in arrival order (array order): each is accepted only when its
+    // wallet's available balance — after the holds accepted before it in the same call — covers
+    // it, exactly as the one-hold statement would have done had they come one after the other.
+    // A wallet that does not exist refuses. Each wallet row is updated once; one hold row and one
+    // `hold` ledger entry per accepted hold. Returns one row per request (`idx` is 1-based), with
+    // the hold id, or NULL when refused.
+    await q.query(SVC_HOLD_MANY_FIRST);
 
     // Many settlements / releases at once, in arrival order, each applied by svc_resolve_hold
     // itself (one source of truth: capping, adjust entry, uncollected, idempotence). Locks are

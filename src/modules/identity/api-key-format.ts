@@ -1,4 +1,4 @@
-import { createHash, randomInt } from 'node:crypto';
+import { hash, randomInt } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import type { KeyEnvironment } from './api-key.entity.js';
 
@@ -55,5 +55,6 @@ export function parseApiKey(candidate: string): ParsedApiKey {
 }
 
 export function hashApiKey(key: string): Buffer {
-  return createHash('sha256').update(key, 'utf8').digest();
+  // One-shot: no Hash object per request (every authenticated request hashes its key, cache hit or not).
+  return hash('sha256', key, 'buffer');
 }

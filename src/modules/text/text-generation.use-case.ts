@@ -156,9 +156,9 @@ export class TextGenerationUseCase {
     const prepared = await this.prepare(key, translated, run.subjectId);
     const { provider } = prepared;
     const signal = run.signal;
-    let chunks: AsyncIterable<GeminiResponse>;
+    let batches: AsyncIterable<GeminiResponse[]>;
     try {
-      chunks = await provider.stream({ model: translated.model, request: translated.gemini, signal });
+      batches = await provider.stream({ model: translated.model, request: translated.gemini, signal });
     } catch (error) {
       // Nothing was produced: the hold is released whether the upstream refused or the caller left.
       await this.wallet.release(prepared.holdId, prepared.held);
@@ -169,11 +169,13 @@ export class TextGenerationUseCase {
 
     let failure: unknown = null;
     try {
-      for await (const chunk of chunks) {
-        const seen = this.observe(prepared, chunk);
-        yield { type: 'delta', chunk, text: seen.text };
-        for (const part of seen.parts) if (part.functionCall) yield { type: 'tool_call', call: part.functionCall };
-        if (signal?.aborted) break;
+      reading: for await (const batch of batches) {
+        for (const chunk of batch) {
+          const seen = this.observe(prepared, chunk);
+          yield { type: 'delta', chunk, text: seen.text };
+          for (const part of seen.parts) if (part.functionCall) yield { type: 'tool_call', call: part.functionCall };
+          if (signal?.aborted) break reading;
+        }
       }
     } catch (error) {
       failure = error;

@@ -8,7 +8,11 @@ import { translateTextRequest } from './translation/translate-request.js';
 import type { TextOperation, TranslatedTextRequest } from './translation/translated-request.js';
 
 /** SSE framing of one text frame. */
-const frameText = (frame: TextFrame): string => (frame.kind === 'done' ? 'data: [DONE]\n\n' : frame.kind === 'data' ? dataLine(frame.payload) : eventLine(frame.type, frame.payload));
+const frameText = (frame: TextFrame): string => {
+  if (frame.kind === 'done') return 'data: [DONE]\n\n';
+  if (frame.kind === 'event') return eventLine(frame.type, frame.payload);
+  return frame.json === undefined ? dataLine(frame.payload) : `data: ${frame.json}\n\n`;
+};
 
 /** SSE framing of text frames, written together in one write (most calls carry none or one). */
 const sse = (frames: TextFrame[]): string => (frames.length === 0 ? '' : frames.length === 1 ? frameText(frames[0]!) : frames.map(frameText).join(''));

@@ -7,7 +7,11 @@ import type { TranslatedTextRequest } from './translation/translated-request.js'
  * event (`event`, framed with its type), or the Chat stream's end marker (`done`). SSE frames
  * them as `data:` / `event:` lines; another transport (a WebSocket) can send the payloads as they are.
  */
-export type TextFrame = { kind: 'data'; payload: unknown } | { kind: 'event'; type: string; payload: unknown } | { kind: 'done' };
+export type TextFrame =
+  /** `json`, when given, is `JSON.stringify(payload)` already made (Chat content chunks: see ChatAssembler.contentChunkJson). */
+  | { kind: 'data'; payload: unknown; json?: string }
+  | { kind: 'event'; type: string; payload: unknown }
+  | { kind: 'done' };
 
 /**
  * The client-facing shapes of one operation (Chat-Completions-style or Responses-style), fed by
@@ -47,7 +51,7 @@ class ChatOutput implements TextOutput {
 
   delta(chunk: GeminiResponse): TextFrame[] {
     const out = this.chat.push(chunk);
-    return out ? [{ kind: 'data', payload: out }] : [];
+    return out ? [{ kind: 'data', payload: out, json: this.chat.contentChunkJson(out) }] : [];
   }
 
   complete(): TextFrame[] {

@@ -102,7 +102,7 @@ export class GeminiTextAdapter implements TextProvider {
     }
   }
 
-  async stream(call: TextCall): Promise<AsyncIterable<GeminiResponse>> {
+  async stream(call: TextCall): Promise<AsyncIterable<GeminiResponse[]>> {
     const response = await this.send(call, 'streamGenerateContent');
     if (response.statusCode !== 200) {
       let text = '';
@@ -124,19 +124,28 @@ export class GeminiTextAdapter implements TextProvider {
       try {
         for await (const raw of body) {
           buffer += decoder.write(raw as Buffer);
-          // Every complete event of this read, found from a moving index: the rest is sliced off once.
+          // Every complete event of this read, found from a moving index: the rest is sliced off
+          // once. They are yielded together.
+          const events: GeminiResponse[] = [];
           let start = 0;
           let boundary: RegExpExecArray | null;
           eventEnd.lastIndex = 0;
-          while ((boundary = eventEnd.exec(buffer))) {
-            const block = buffer.slice(start, boundary.index);
-            start = eventEnd.lastIndex;
-            const event = parseSseBlock(block);
-            if (event === null) continue;
-            if (event.candidates?.[0]?.finishReason || event.promptFeedback?.blockReason) finished = true;
-            yield event;
+          try {
+            while ((boundary = eventEnd.exec(buffer))) {
+              const block = buffer.slice(start, boundary.index);
+              start = eventEnd.lastIndex;
+              const event = parseSseBlock(block);
+              if (event === null) continue;
+              if (event.candidates?.[0]?.finishReason || event.promptFeedback?.blockReason) finished = true;
+              events.push(event);
+            }
+          } catch (error) {
+            // An event the upstream broke: the ones before it in this read still reach the caller first.
+            if (events.length > 0) yield events;
+            throw error;
           }
           if (start > 0) buffer = buffer.slice(start);
+          if (events.length > 0) yield events;
           // A bare JSON error body mid-stream (the js SDK checks raw chunks for it).
           const pending = buffer.trimStart();
           if (pending.startsWith('{"error"') || pending.startsWith('{\n  "error"')) {
@@ -148,7 +157,7 @@ export class GeminiTextAdapter implements TextProvider {
         const rest = parseSseBlock(buffer);
         if (rest) {
           if (rest.candidates?.[0]?.finishReason || rest.promptFeedback?.blockReason) finished = true;
-          yield rest;
+          yield [rest];
         }
       } catch (error) {
         if (error instanceof TextUpstreamError || signal?.aborted) throw error;

@@ -20,7 +20,7 @@ const parts = (answer: GeminiResponse) => answer.candidates![0]!.content?.parts 
 
 async function streamed(req: GeminiRequest): Promise<GeminiResponse[]> {
   const chunks: GeminiResponse[] = [];
-  for await (const chunk of await sandbox.stream({ model: 'vendor-3.8-flash', request: req })) chunks.push(chunk);
+  for await (const batch of await sandbox.stream({ model: 'vendor-3.8-flash', request: req })) chunks.push(...batch);
   return chunks;
 }
 

@@ -294,7 +294,7 @@ export class SandboxTextProvider implements TextProvider {
     };
   }
 
-  async stream(call: TextCall): Promise<AsyncIterable<GeminiResponse>> {
+  async stream(call: TextCall): Promise<AsyncIterable<GeminiResponse[]>> {
     const plan = await this.plan(call);
     const model = upstreamModelId(call.model);
     const chunks = this.chunks(plan);
@@ -307,12 +307,15 @@ export class SandboxTextProvider implements TextProvider {
         call.signal?.throwIfAborted();
         const last = i === chunks.length - 1;
         produced = [...produced, ...chunks[i]!];
-        yield {
-          candidates: [{ content: { role: 'model', parts: chunks[i]! }, index: 0, ...(last ? { finishReason: plan.finishReason } : {}) }],
-          usageMetadata: usage(last && plan.spentTokens !== undefined ? plan.spentTokens : candidateTokens(produced)),
-          modelVersion: model,
-          responseId: 'sandbox',
-        };
+        // One chunk per value: each comes after its own delay, as from an upstream that paces them.
+        yield [
+          {
+            candidates: [{ content: { role: 'model', parts: chunks[i]! }, index: 0, ...(last ? { finishReason: plan.finishReason } : {}) }],
+            usageMetadata: usage(last && plan.spentTokens !== undefined ? plan.spentTokens : candidateTokens(produced)),
+            modelVersion: model,
+            responseId: 'sandbox',
+          },
+        ];
       }
     })();
   }

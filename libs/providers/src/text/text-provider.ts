@@ -17,9 +17,12 @@ export interface TextProvider extends ProviderAdapter {
   generate(call: TextCall): Promise<GeminiResponse>;
   /**
    * Resolves once the upstream accepted the call (HTTP 200), so a refusal can still be answered
-   * with a plain error status; then yields each chunk as it arrives. Throws TextUpstreamError.
+   * with a plain error status; then yields the chunks as they arrive, those that arrived together
+   * (one read of the upstream's body) in one non-empty array, in order: each value crossing an
+   * async iterator costs promises and microtasks, and an upstream read often carries many
+   * chunks. Throws TextUpstreamError.
    */
-  stream(call: TextCall): Promise<AsyncIterable<GeminiResponse>>;
+  stream(call: TextCall): Promise<AsyncIterable<GeminiResponse[]>>;
 }
 
 /**

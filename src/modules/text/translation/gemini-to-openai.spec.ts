@@ -33,6 +33,17 @@ const STREAM: GeminiResponse[] = [
 ];
 
 describe('ChatAssembler (Gemini → Chat)', () => {
+  it('contentChunkJson is JSON.stringify of each content chunk, byte for byte (role, text, calls, signatures, with and without usage)', () => {
+    for (const includeUsage of [false, true]) {
+      const chat = new ChatAssembler('vendor-3.8-"flash"', includeUsage);
+      for (const response of [...STREAM, PARALLEL_CALLS, { candidates: [{ content: { role: 'model', parts: [{ text: 'é\u2028"\\\n' }] }, index: 0 }] }]) {
+        const chunk = chat.push(response);
+        assert.ok(chunk);
+        assert.equal(chat.contentChunkJson(chunk), JSON.stringify(chunk));
+      }
+    }
+  });
+
   it('maps parallel calls with ids, signature only where the upstream put it, parts in providerMetadata', () => {
     const chat = new ChatAssembler('vendor-3.8-flash');
     chat.push(PARALLEL_CALLS);

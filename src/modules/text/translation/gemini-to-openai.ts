@@ -111,6 +111,24 @@ export class ChatAssembler {
     private readonly includeUsage = false,
   ) {}
 
+  /** The JSON text of every content chunk before its delta, and after it: the same for the whole stream. */
+  private jsonHead: string | null = null;
+  private jsonTail = '';
+
+  /**
+   * `JSON.stringify(chunk)` of a content chunk `push` returned, byte for byte, with the constant
+   * head (id, object, created, model) and tail serialized once per stream instead of once per
+   * chunk: only the delta is serialized each time.
+   */
+  contentChunkJson(chunk: Record<string, unknown>): string {
+    if (this.jsonHead === null) {
+      this.jsonHead = `{"id":${JSON.stringify(this.id)},"object":"chat.completion.chunk","created":${JSON.stringify(this.created)},"model":${JSON.stringify(this.model)},"choices":[{"index":0,"delta":`;
+      this.jsonTail = `,"logprobs":null,"finish_reason":null}]${this.includeUsage ? ',"usage":null' : ''}}`;
+    }
+    const [choice] = chunk.choices as Array<{ delta: Record<string, unknown> }>;
+    return this.jsonHead + JSON.stringify(choice!.delta) + this.jsonTail;
+  }
+
   private chunk(delta: Record<string, unknown>, finishReason: string | null): Record<string, unknown> {
     const chunk: Record<string, unknown> = {
       id: this.id,
