@@ -15,6 +15,7 @@ import { AlternateVideo1763800001100 } from './1763800001100-alternate-video.js'
 import { LedgerSubject1763800001200 } from './1763800001200-ledger-subject.js';
 import { Realtime1763800001300 } from './1763800001300-realtime.js';
 import { LostHolds1763800001400 } from './1763800001400-lost-holds.js';
+import { AudioPendingCount1763800001500 } from './1763800001500-audio-pending-count.js';
 
 /** Every migration, in order. A new one is appended here (explicit: no glob loading in ESM). */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   LedgerSubject1763800001200,
   Realtime1763800001300,
   LostHolds1763800001400,
+  AudioPendingCount1763800001500,
 ];

@@ -134,7 +134,7 @@ export class AudioGenerationService {
     }
     await this.tasks.lockCreationsOf(tx, key.id);
     const max = this.config.env.AUDIO_MAX_PENDING_PER_KEY;
-    if ((await this.tasks.countPending(tx, key.id, max)) >= max) throw tooManyPending(max);
+    if ((await this.tasks.countPending(tx, key.id)) >= max) throw tooManyPending(max);
     await input.beforeHold?.(tx, { id: row.id, amountMicros: input.amountMicros });
     const task = withHold(row, await this.wallet.hold(holdOf(input), tx));
     await this.tasks.insert(tx, task);
@@ -154,7 +154,7 @@ export class AudioGenerationService {
     const keyIds = inputs.map((input) => input.key.id);
     const max = this.config.env.AUDIO_MAX_PENDING_PER_KEY;
     const early = await this.tasks.lockCreationBatch(tx, scopes, keyIds);
-    const state = await this.tasks.creationBatchState(tx, scopes, keyIds, max);
+    const state = await this.tasks.creationBatchState(tx, scopes, keyIds);
     const facts: BatchFacts = { early, decided: state.decided, pending: state.pending, max };
     const judged = judge(inputs, facts, new Set());
     const creating = judged.flatMap((judgement, i) => (judgement.kind === 'create' ? [i] : []));

@@ -65,13 +65,13 @@ export class AudioTaskRepository extends TaskRowRepository<AudioTaskEntity> {
     await entityManagerOf(tx).query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`audio-pending|${apiKeyId}`]);
   }
 
-  /** Unfinished tasks of the key, counted up to `atMost` only: the check costs the same however many there are. */
-  async countPending(tx: TransactionHandle, apiKeyId: string, atMost: number): Promise<number> {
-    const rows: Array<{ n: number }> = await entityManagerOf(tx).query(
-      `SELECT count(*)::int AS n FROM (SELECT 1 FROM audio_task WHERE api_key_id = $1 AND status = ANY($2) LIMIT $3) AS pending`,
-      [apiKeyId, AUDIO_PENDING_STATUSES, atMost],
-    );
-    return rows[0]?.n ?? 0;
+  /**
+   * Unfinished tasks of the key: its row of `audio_pending_count`, which triggers on `audio_task`
+   * keep (migration AudioPendingCount), so the check costs the same however many there are.
+   */
+  async countPending(tx: TransactionHandle, apiKeyId: string): Promise<number> {
+    const rows: Array<{ pending: number }> = await entityManagerOf(tx).query(`SELECT pending FROM audio_pending_count WHERE api_key_id = $1`, [apiKeyId]);
+    return rows[0]?.pending ?? 0;
   }
 
   /**
@@ -101,13 +101,12 @@ export class AudioTaskRepository extends TaskRowRepository<AudioTaskEntity> {
 
   /**
    * What a batch of creations reads once its locks are held (one statement): the records decided
-   * meanwhile for the scopes, and each API key's unfinished tasks counted up to `atMost`.
+   * meanwhile for the scopes, and each API key's unfinished tasks (`countPending`).
    */
   async creationBatchState(
     tx: TransactionHandle,
     scopes: Array<IdempotencyScope | undefined>,
     apiKeyIds: string[],
-    atMost: number,
   ): Promise<{ decided: Array<DecidedRequest | null>; pending: Map<string, number> }> {
     const rows: Array<{ decided: Array<{ i: number; requestHash: string; taskId: string }>; pending: Array<{ apiKeyId: string; n: number }> }> = await entityManagerOf(
       tx,
@@ -116,10 +115,9 @@ export class AudioTaskRepository extends TaskRowRepository<AudioTaskEntity> {
          (SELECT coalesce(json_agg(json_build_object('i', u.i, 'requestHash', r.request_hash, 'taskId', r.task_id)), '[]'::json)
             FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS u (api_key_id, endpoint, key, i)
             JOIN audio_idempotency r ON r.api_key_id = u.api_key_id::uuid AND r.endpoint = u.endpoint AND r.key = u.key) AS decided,
-         (SELECT coalesce(json_agg(json_build_object('apiKeyId', k,
-                   'n', (SELECT count(*) FROM (SELECT 1 FROM audio_task t WHERE t.api_key_id = k::uuid AND t.status = ANY($5) LIMIT $6) AS p))), '[]'::json)
-            FROM unnest($4::text[]) AS k) AS pending`,
-      [...scopeColumns(scopes), [...new Set(apiKeyIds)], AUDIO_PENDING_STATUSES, atMost],
+         (SELECT coalesce(json_agg(json_build_object('apiKeyId', c.api_key_id, 'n', c.pending)), '[]'::json)
+            FROM audio_pending_count c WHERE c.api_key_id = ANY($4::uuid[])) AS pending`,
+      [...scopeColumns(scopes), [...new Set(apiKeyIds)]],
     );
     const { decided, pending } = rows[0]!;
     return {
