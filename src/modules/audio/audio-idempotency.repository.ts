@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
+import { insertRows } from '../../database/bulk-insert.js';
 import { entityManagerOf, type TransactionHandle } from '../../database/transaction.js';
 import type { AudioEndpoint } from './audio.constants.js';
 import { AudioIdempotencyEntity } from './audio-task.entity.js';
@@ -34,12 +35,12 @@ export class AudioIdempotencyRepository {
   }
 
   async insert(tx: TransactionHandle, record: AudioIdempotencyEntity): Promise<void> {
-    await entityManagerOf(tx).insert(AudioIdempotencyEntity, record);
+    await insertRows(tx, AudioIdempotencyEntity, [record]);
   }
 
   /** Several records in one statement (a batch of creations). */
   async insertMany(tx: TransactionHandle, records: AudioIdempotencyEntity[]): Promise<void> {
-    if (records.length > 0) await entityManagerOf(tx).insert(AudioIdempotencyEntity, records);
+    await insertRows(tx, AudioIdempotencyEntity, records);
   }
 
   /** Deletes records created before `olderThan`; returns how many. */
