@@ -1,17 +1,12 @@
-import { type EntityMetadata, type EntityTarget, type ObjectLiteral, QueryFailedError } from 'typeorm';
+import type { EntityMetadata, EntityTarget, ObjectLiteral } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
-import type { NamedStatement } from './named-query.js';
+import { type NamedStatement, namedQueryIn } from './named-query.js';
 import { entityManagerOf, type TransactionHandle } from './transaction.js';
 
 /** The multi-row insert of one entity: its statement and the columns its parameters follow. */
 interface BulkInsertPlan {
   statement: NamedStatement;
   columns: ColumnMetadata[];
-}
-
-/** pg's client as TypeORM's query runner holds it once connected (a transaction's always is). */
-interface PgClient {
-  query(config: NamedStatement & { values: unknown[] }): Promise<unknown>;
 }
 
 const plans = new WeakMap<EntityMetadata, BulkInsertPlan>();
@@ -45,7 +40,8 @@ function planOf(metadata: EntityMetadata, escape: (name: string) => string, norm
  * connection, and it skips the query builder's per-row, per-parameter work (docs/benchmarks.md ›
  * Issue 17 figures). Values are what TypeORM would write: each column's transformer, then the
  * driver's conversion (jsonb as JSON text, dates); an undefined value is NULL, as TypeORM writes
- * it for a column without a default. Errors are TypeORM's `QueryFailedError`, as from `insert`.
+ * it for a column without a default. Errors are TypeORM's `QueryFailedError`, as from `insert`
+ * (namedQueryIn).
  */
 export async function insertRows<E extends ObjectLiteral>(tx: TransactionHandle, target: EntityTarget<E>, rows: readonly E[]): Promise<void> {
   if (rows.length === 0) return;
@@ -53,14 +49,5 @@ export async function insertRows<E extends ObjectLiteral>(tx: TransactionHandle,
   const driver = manager.connection.driver;
   const { statement, columns } = planOf(manager.connection.getMetadata(target), (name) => driver.escape(name), (column) => driver.normalizeType(column));
   const values = columns.map((column) => rows.map((row) => driver.preparePersistentValue(column.getEntityValue(row), column) ?? null));
-  const client = (manager.queryRunner as unknown as { databaseConnection?: Partial<PgClient> } | undefined)?.databaseConnection;
-  if (typeof client?.query !== 'function') {
-    await manager.query(statement.text, values);
-    return;
-  }
-  try {
-    await (client as PgClient).query({ ...statement, values });
-  } catch (error) {
-    throw new QueryFailedError(statement.text, values, error as Error);
-  }
+  await namedQueryIn(tx, statement, values);
 }

@@ -17,7 +17,8 @@ import { voicesFor } from './audio-helpers.js';
  * reads. Random steps drive tasks through the code that moves them — creations alone and in
  * batches (with idempotency repeats and 429s), streaming speech's creations, claims, completions,
  * failures, lost streams — and through an operator's SQL (status edits, deletes), several at once;
- * after each step the counter of every key must equal the count of its queued and processing rows.
+ * after each step the counter of every key (the sum of its slots) must equal the count of its queued
+ * and processing rows.
  */
 
 const MODEL = 'voice_v4';
@@ -65,14 +66,17 @@ describe('audio pending counter (triggers on audio_task, real PostgreSQL)', () =
 
   /** The counter and the real count of unfinished rows, per key (0 where a key has no counter row). */
   async function counts(keyIds: string[]): Promise<{ counter: Record<string, number>; real: Record<string, number> }> {
-    const counter = await t.db.query<{ api_key_id: string; pending: number }>('SELECT api_key_id, pending FROM audio_pending_count WHERE api_key_id = ANY($1)', [keyIds]);
+    const counter = await t.db.query<{ api_key_id: string; pending: string }>(
+      'SELECT api_key_id, sum(pending) AS pending FROM audio_pending_count WHERE api_key_id = ANY($1) GROUP BY api_key_id',
+      [keyIds],
+    );
     const real = await t.db.query<{ api_key_id: string; n: string }>(
       `SELECT api_key_id, count(*) AS n FROM audio_task WHERE api_key_id = ANY($1) AND status IN ('queued', 'processing') GROUP BY api_key_id`,
       [keyIds],
     );
     const zero = () => Object.fromEntries(keyIds.map((id) => [id, 0]));
     return {
-      counter: Object.assign(zero(), Object.fromEntries(counter.map((row) => [row.api_key_id, row.pending]))),
+      counter: Object.assign(zero(), Object.fromEntries(counter.map((row) => [row.api_key_id, Number(row.pending)]))),
       real: Object.assign(zero(), Object.fromEntries(real.map((row) => [row.api_key_id, Number(row.n)]))),
     };
   }
@@ -160,6 +164,9 @@ describe('audio pending counter (triggers on audio_task, real PostgreSQL)', () =
       { numRuns: 12 },
     );
     for (const expected of ['429', 'run', 'finish', 'failStream', 'delete', 'operatorStatus']) assert.ok(seen.has(expected), `${expected} in ${[...seen].join(', ')}`);
+    // Changes made on different connections went to different slots of one key's count.
+    const [slots] = await t.db.query<{ n: number }>('SELECT max(n)::int AS n FROM (SELECT count(*) AS n FROM audio_pending_count GROUP BY api_key_id) AS k');
+    assert.ok(slots!.n > 1, `a key counted in ${slots!.n} slots`);
   });
 
   it("the migration's backfill counts the rows already there, for each key", async () => {
