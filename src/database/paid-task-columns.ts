@@ -53,7 +53,7 @@ export abstract class PaidTaskColumns {
 
 /**
  * A new task's shared columns: its owner, and nothing held, charged, failed, stored or expired
- * yet (`holdId` is set by the creation, with its hold). Each domain spreads it into its row.
+ * yet (`holdId` is set by the creation, with its hold). Domains build rows with `newPaidTaskRow`.
  */
 export function newPaidTaskColumns(id: string, owner: { id: string; workspaceId: string; environment: KeyEnvironment }, now: Date): PaidTaskColumns {
   return {
@@ -71,4 +71,20 @@ export function newPaidTaskColumns(id: string, owner: { id: string; workspaceId:
     createdAt: now,
     updatedAt: now,
   };
+}
+
+/**
+ * A new task row of `entity`: the shared columns of a new task (`newPaidTaskColumns`), then the
+ * domain's own (`own`, checked complete). Assigned one after the other rather than spread into one
+ * literal: V8 (Node 20) built such a literal, a spread followed by a dozen more properties, in
+ * about 40 µs, against 1 µs for this (docs/benchmarks.md › Issue 17 figures).
+ */
+export function newPaidTaskRow<E extends PaidTaskColumns>(
+  entity: new () => E,
+  id: string,
+  owner: { id: string; workspaceId: string; environment: KeyEnvironment },
+  now: Date,
+  own: Omit<E, keyof PaidTaskColumns>,
+): E {
+  return Object.assign(new entity(), newPaidTaskColumns(id, owner, now), own);
 }

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource, FindOptionsWhere, ObjectLiteral, QueryDeepPartialEntity, Repository } from 'typeorm';
+import { insertRows } from './bulk-insert.js';
 import { entityManagerOf, inTransaction, type TransactionHandle } from './transaction.js';
 
 /** The columns every domain's task row shares: its owner and the retention of its stored media. */
@@ -30,14 +31,14 @@ export abstract class TaskRowRepository<E extends TaskRow> {
 
   /** Logged at info as `task created` (inside the creating transaction: a refusal after it rolls the row back). */
   async insert(tx: TransactionHandle, task: E): Promise<void> {
-    await entityManagerOf(tx).insert(this.tasks.target, task);
+    await insertRows(tx, this.tasks.target, [task]);
     this.log.log({ msg: 'task created', taskId: task.id, ...('status' in task ? { status: task.status } : {}) });
   }
 
   /** Several rows in one statement (a batch of creations, TaskCreations); each logged as `insert` logs it. */
   async insertMany(tx: TransactionHandle, tasks: E[]): Promise<void> {
     if (tasks.length === 0) return;
-    await entityManagerOf(tx).insert(this.tasks.target, tasks);
+    await insertRows(tx, this.tasks.target, tasks);
     for (const task of tasks) this.log.log({ msg: 'task created', taskId: task.id, ...('status' in task ? { status: task.status } : {}) });
   }
 

@@ -16,6 +16,7 @@ import { LedgerSubject1763800001200 } from './1763800001200-ledger-subject.js';
 import { Realtime1763800001300 } from './1763800001300-realtime.js';
 import { LostHolds1763800001400 } from './1763800001400-lost-holds.js';
 import { PlannerProofWallet1763800001500 } from './1763800001500-planner-proof-wallet.js';
+import { AudioPendingCount1763800001600 } from './1763800001600-audio-pending-count.js';
 
 /** Every migration, in order. A new one is appended here (explicit: no glob loading in ESM). */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   Realtime1763800001300,
   LostHolds1763800001400,
   PlannerProofWallet1763800001500,
+  AudioPendingCount1763800001600,
 ];

@@ -26,7 +26,7 @@ import { AlternateTaskRepository } from './alternate-task.repository.js';
 import type { AlternateTaskResponseDto } from './alternate-task.resource.js';
 import { alternateSpec } from './alternate-task.runner.js';
 import { ALTERNATE_DEFAULT_MODEL, type CreateAlternateTaskDto } from './dto/create-alternate-task.dto.js';
-import { newPaidTaskColumns } from '../../database/paid-task-columns.js';
+import { newPaidTaskRow } from '../../database/paid-task-columns.js';
 
 /**
  * The alternate provider's use cases: create (validate → route → images → hold + row →
@@ -95,8 +95,7 @@ export class AlternateTaskService implements OnModuleInit {
     const id = newId('alt');
     const now = this.clock.now();
     const amountMicros = this.prices.alternateVideoCost({ workspaceId: key.workspaceId, apiKeyId: key.id, environment: key.environment }, model, mode, duration);
-    const row = Object.assign(new AlternateTaskEntity(), {
-      ...newPaidTaskColumns(id, key, now),
+    const row = newPaidTaskRow(AlternateTaskEntity, id, key, now, {
       model,
       mode,
       durationSeconds: duration,
@@ -113,7 +112,7 @@ export class AlternateTaskService implements OnModuleInit {
       reconciledAt: null,
       mediaBytes: null,
       outputSeconds: null,
-    } satisfies AlternateTaskEntity);
+    });
     const hold = { workspaceId: key.workspaceId, environment: key.environment, apiKeyId: key.id, amountMicros, subjectType: ALTERNATE_HOLD_SUBJECT, subjectId: id };
     // Hold + row in one transaction, shared with the creations arriving meanwhile (TaskCreations).
     const task = await this.creations.create(this.creation, { hold, row });

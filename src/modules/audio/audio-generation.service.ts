@@ -20,7 +20,7 @@ import type { AudioEstimateDto, AudioTaskResponseDto } from './audio-task.resour
 import type { CreateAudioGenerationDto } from './dto/create-audio-generation.dto.js';
 import { VoiceResolver } from './voices/voice-resolver.js';
 import { WebhookEndpointDirectory } from './webhook-endpoint-directory.js';
-import { newPaidTaskColumns } from '../../database/paid-task-columns.js';
+import { newPaidTaskRow } from '../../database/paid-task-columns.js';
 
 export interface CreateAudioOptions {
   /** The idempotency scope and the task's origin: `generations` (POST /v1/audio/generations) or `speech`. */
@@ -105,7 +105,7 @@ export class AudioGenerationService {
       scope,
       hash,
       amountMicros: accepted.amountMicros,
-      row: newTaskRow({ id, key, accepted, endpoint: options.endpoint, holdId: '', now, streamLeaseMs: options.streamLeaseMs }),
+      row: newTaskRow({ id, key, accepted, endpoint: options.endpoint, now, streamLeaseMs: options.streamLeaseMs }),
       beforeHold: options.beforeHold,
       job: options.streamLeaseMs !== undefined || options.enqueue !== false ? { delayMs: jobDelayMs } : null,
     };
@@ -134,7 +134,7 @@ export class AudioGenerationService {
     }
     await this.tasks.lockCreationsOf(tx, key.id);
     const max = this.config.env.AUDIO_MAX_PENDING_PER_KEY;
-    if ((await this.tasks.countPending(tx, key.id, max)) >= max) throw tooManyPending(max);
+    if ((await this.tasks.countPending(tx, key.id)) >= max) throw tooManyPending(max);
     await input.beforeHold?.(tx, { id: row.id, amountMicros: input.amountMicros });
     const task = withHold(row, await this.wallet.hold(holdOf(input), tx));
     await this.tasks.insert(tx, task);
@@ -154,7 +154,7 @@ export class AudioGenerationService {
     const keyIds = inputs.map((input) => input.key.id);
     const max = this.config.env.AUDIO_MAX_PENDING_PER_KEY;
     const early = await this.tasks.lockCreationBatch(tx, scopes, keyIds);
-    const state = await this.tasks.creationBatchState(tx, scopes, keyIds, max);
+    const state = await this.tasks.creationBatchState(tx, scopes, keyIds);
     const facts: BatchFacts = { early, decided: state.decided, pending: state.pending, max };
     const judged = judge(inputs, facts, new Set());
     const creating = judged.flatMap((judgement, i) => (judgement.kind === 'create' ? [i] : []));
@@ -357,11 +357,10 @@ const tooManyPending = (max: number): DomainError =>
 const requestInProgress = (): DomainError =>
   new DomainError(409, AudioErrorCode.RequestInProgress, 'a request with this Idempotency-Key is still being decided; repeat it shortly', { 'retry-after': '1' });
 
-function newTaskRow(input: { id: string; key: AuthenticatedKey; accepted: Accepted; endpoint: AudioEndpoint; holdId: string; now: Date; streamLeaseMs?: number }): AudioTaskEntity {
+function newTaskRow(input: { id: string; key: AuthenticatedKey; accepted: Accepted; endpoint: AudioEndpoint; now: Date; streamLeaseMs?: number }): AudioTaskEntity {
   const { request } = input.accepted;
   const streaming = input.streamLeaseMs !== undefined;
-  return Object.assign(new AudioTaskEntity(), {
-    ...newPaidTaskColumns(input.id, input.key, input.now),
+  return newPaidTaskRow(AudioTaskEntity, input.id, input.key, input.now, {
     model: request.model,
     mode: request.mode,
     endpoint: input.endpoint,
@@ -383,7 +382,6 @@ function newTaskRow(input: { id: string; key: AuthenticatedKey; accepted: Accept
     outputSeconds: null,
     inputCharacters: request.inputCharacters,
     billableCharacters: null,
-    holdId: input.holdId,
     webhookEndpointId: request.webhookEndpointId ?? null,
-  } satisfies AudioTaskEntity);
+  });
 }

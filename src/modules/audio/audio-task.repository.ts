@@ -4,7 +4,8 @@ import { DataSource, type QueryDeepPartialEntity, Repository } from 'typeorm';
 import type { CursorPosition } from '../../../libs/common/index.js';
 import { compareAndSet } from '../../database/compare-and-set.js';
 import { TaskRowRepository } from '../../database/task-row.repository.js';
-import { entityManagerOf, type TransactionHandle } from '../../database/transaction.js';
+import { type NamedStatement, namedQueryIn } from '../../database/named-query.js';
+import type { TransactionHandle } from '../../database/transaction.js';
 import type { IdempotencyScope } from './audio-idempotency.repository.js';
 import { AUDIO_PENDING_STATUSES, AudioTaskEntity, type AudioTaskPhase, type AudioTaskStatus } from './audio-task.entity.js';
 
@@ -39,6 +40,34 @@ function byIndex<R extends { i: number }, T>(count: number, rows: R[], map: (row
   return out;
 }
 
+/**
+ * The statements of every audio creation (TaskCreations), named: prepared once per connection
+ * (namedQueryIn). What each does is told at the method that runs it.
+ */
+const LOCK_CREATIONS_OF: NamedStatement = { name: 'audio_lock_creations_of', text: `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))` };
+const COUNT_PENDING: NamedStatement = { name: 'audio_count_pending', text: `SELECT coalesce(sum(pending), 0)::int AS pending FROM audio_pending_count WHERE api_key_id = $1` };
+const LOCK_CREATION_BATCH: NamedStatement = {
+  name: 'audio_lock_creation_batch',
+  text: `SELECT
+     (SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtextextended('audio-pending|' || k, 0)) FROM unnest($4::text[]) AS k) AS locked) AS locked,
+     (SELECT coalesce(json_agg(json_build_object('i', s.i, 'requestHash', s.request_hash, 'taskId', s.task_id, 'claimed', s.claimed)), '[]'::json)
+        FROM (SELECT u.i, r.request_hash, r.task_id,
+                     CASE WHEN r.task_id IS NULL
+                       THEN pg_try_advisory_xact_lock(hashtextextended('audio-idempotency|' || u.api_key_id || '|' || u.endpoint || '|' || u.key, 0)) END AS claimed
+                FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS u (api_key_id, endpoint, key, i)
+                LEFT JOIN audio_idempotency r ON r.api_key_id = u.api_key_id::uuid AND r.endpoint = u.endpoint AND r.key = u.key
+                WHERE u.key IS NOT NULL) AS s) AS scopes`,
+};
+const CREATION_BATCH_STATE: NamedStatement = {
+  name: 'audio_creation_batch_state',
+  text: `SELECT
+     (SELECT coalesce(json_agg(json_build_object('i', u.i, 'requestHash', r.request_hash, 'taskId', r.task_id)), '[]'::json)
+        FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS u (api_key_id, endpoint, key, i)
+        JOIN audio_idempotency r ON r.api_key_id = u.api_key_id::uuid AND r.endpoint = u.endpoint AND r.key = u.key) AS decided,
+     (SELECT coalesce(json_agg(json_build_object('apiKeyId', c.api_key_id, 'n', c.pending)), '[]'::json)
+        FROM (SELECT api_key_id, sum(pending) AS pending FROM audio_pending_count WHERE api_key_id = ANY($4::uuid[]) GROUP BY api_key_id) AS c) AS pending`,
+};
+
 /** What a task must currently be for a transition to apply (compare-and-set). */
 export interface AudioTransitionGuard {
   status?: AudioTaskStatus[];
@@ -62,16 +91,17 @@ export class AudioTaskRepository extends TaskRowRepository<AudioTaskEntity> {
    * tasks and inserting one more cannot interleave with another creation (the 429 limit holds).
    */
   async lockCreationsOf(tx: TransactionHandle, apiKeyId: string): Promise<void> {
-    await entityManagerOf(tx).query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`audio-pending|${apiKeyId}`]);
+    await namedQueryIn(tx, LOCK_CREATIONS_OF, [`audio-pending|${apiKeyId}`]);
   }
 
-  /** Unfinished tasks of the key, counted up to `atMost` only: the check costs the same however many there are. */
-  async countPending(tx: TransactionHandle, apiKeyId: string, atMost: number): Promise<number> {
-    const rows: Array<{ n: number }> = await entityManagerOf(tx).query(
-      `SELECT count(*)::int AS n FROM (SELECT 1 FROM audio_task WHERE api_key_id = $1 AND status = ANY($2) LIMIT $3) AS pending`,
-      [apiKeyId, AUDIO_PENDING_STATUSES, atMost],
-    );
-    return rows[0]?.n ?? 0;
+  /**
+   * Unfinished tasks of the key: the sum of its (at most 16) rows of `audio_pending_count`, which
+   * triggers on `audio_task` keep (migration AudioPendingCount), so the check costs the same
+   * however many there are.
+   */
+  async countPending(tx: TransactionHandle, apiKeyId: string): Promise<number> {
+    const rows = await namedQueryIn<{ pending: number }>(tx, COUNT_PENDING, [apiKeyId]);
+    return rows[0]?.pending ?? 0;
   }
 
   /**
@@ -81,18 +111,10 @@ export class AudioTaskRepository extends TaskRowRepository<AudioTaskEntity> {
    * else the scope's claim (`AudioIdempotencyRepository.tryClaim`, the same lock).
    */
   async lockCreationBatch(tx: TransactionHandle, scopes: Array<IdempotencyScope | undefined>, apiKeyIds: string[]): Promise<ScopeState[]> {
-    const rows: Array<{ scopes: Array<{ i: number; requestHash: string | null; taskId: string | null; claimed: boolean | null }> }> = await entityManagerOf(tx).query(
-      `SELECT
-         (SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtextextended('audio-pending|' || k, 0)) FROM unnest($4::text[]) AS k) AS locked) AS locked,
-         (SELECT coalesce(json_agg(json_build_object('i', s.i, 'requestHash', s.request_hash, 'taskId', s.task_id, 'claimed', s.claimed)), '[]'::json)
-            FROM (SELECT u.i, r.request_hash, r.task_id,
-                         CASE WHEN r.task_id IS NULL
-                           THEN pg_try_advisory_xact_lock(hashtextextended('audio-idempotency|' || u.api_key_id || '|' || u.endpoint || '|' || u.key, 0)) END AS claimed
-                    FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS u (api_key_id, endpoint, key, i)
-                    LEFT JOIN audio_idempotency r ON r.api_key_id = u.api_key_id::uuid AND r.endpoint = u.endpoint AND r.key = u.key
-                    WHERE u.key IS NOT NULL) AS s) AS scopes`,
-      [...scopeColumns(scopes), [...new Set(apiKeyIds)].sort()],
-    );
+    const rows = await namedQueryIn<{ scopes: Array<{ i: number; requestHash: string | null; taskId: string | null; claimed: boolean | null }> }>(tx, LOCK_CREATION_BATCH, [
+      ...scopeColumns(scopes),
+      [...new Set(apiKeyIds)].sort(),
+    ]);
     return byIndex(scopes.length, rows[0]!.scopes, (row) => ({
       decided: row.taskId === null ? null : { requestHash: row.requestHash!, taskId: row.taskId },
       claimed: row.claimed === true,
@@ -101,25 +123,17 @@ export class AudioTaskRepository extends TaskRowRepository<AudioTaskEntity> {
 
   /**
    * What a batch of creations reads once its locks are held (one statement): the records decided
-   * meanwhile for the scopes, and each API key's unfinished tasks counted up to `atMost`.
+   * meanwhile for the scopes, and each API key's unfinished tasks (`countPending`).
    */
   async creationBatchState(
     tx: TransactionHandle,
     scopes: Array<IdempotencyScope | undefined>,
     apiKeyIds: string[],
-    atMost: number,
   ): Promise<{ decided: Array<DecidedRequest | null>; pending: Map<string, number> }> {
-    const rows: Array<{ decided: Array<{ i: number; requestHash: string; taskId: string }>; pending: Array<{ apiKeyId: string; n: number }> }> = await entityManagerOf(
+    const rows = await namedQueryIn<{ decided: Array<{ i: number; requestHash: string; taskId: string }>; pending: Array<{ apiKeyId: string; n: number }> }>(
       tx,
-    ).query(
-      `SELECT
-         (SELECT coalesce(json_agg(json_build_object('i', u.i, 'requestHash', r.request_hash, 'taskId', r.task_id)), '[]'::json)
-            FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS u (api_key_id, endpoint, key, i)
-            JOIN audio_idempotency r ON r.api_key_id = u.api_key_id::uuid AND r.endpoint = u.endpoint AND r.key = u.key) AS decided,
-         (SELECT coalesce(json_agg(json_build_object('apiKeyId', k,
-                   'n', (SELECT count(*) FROM (SELECT 1 FROM audio_task t WHERE t.api_key_id = k::uuid AND t.status = ANY($5) LIMIT $6) AS p))), '[]'::json)
-            FROM unnest($4::text[]) AS k) AS pending`,
-      [...scopeColumns(scopes), [...new Set(apiKeyIds)], AUDIO_PENDING_STATUSES, atMost],
+      CREATION_BATCH_STATE,
+      [...scopeColumns(scopes), [...new Set(apiKeyIds)]],
     );
     const { decided, pending } = rows[0]!;
     return {

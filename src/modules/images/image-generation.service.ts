@@ -14,7 +14,7 @@ import { ImageMetrics } from './image-metrics.js';
 import { ImageReferenceLoader } from './image-references.js';
 import { applyImageRules, type ImageRules } from './image-rules.js';
 import { IMAGE_HOLD_SUBJECT, IMAGE_LINK_RETENTION_MS } from './images.constants.js';
-import { newPaidTaskColumns } from '../../database/paid-task-columns.js';
+import { newPaidTaskRow } from '../../database/paid-task-columns.js';
 
 /** The answer (spec › Image generation): exactly these top-level fields. */
 export interface ImageGenerationResponse {
@@ -66,8 +66,7 @@ export class ImageGenerationService {
     const id = `image:${randomUUID()}`;
 
     const now = this.clock.now();
-    const entity = Object.assign(new ImageGenerationEntity(), {
-      ...newPaidTaskColumns(id, key, now),
+    const entity = newPaidTaskRow(ImageGenerationEntity, id, key, now, {
       model: rules.model,
       adapter,
       request: {
@@ -80,7 +79,7 @@ export class ImageGenerationService {
       },
       status: 'running',
       contentType: null,
-    } satisfies ImageGenerationEntity);
+    });
     // Hold + row in one transaction, shared with the creations arriving meanwhile (TaskCreations).
     const row = await this.creations.create(this.creation, { hold: { ...payer, amountMicros: price, subjectType: IMAGE_HOLD_SUBJECT, subjectId: id }, row: entity });
 

@@ -17,7 +17,7 @@ import { VideoTaskEntity } from './video-task.entity.js';
 import { VideoTaskRepository } from './video-task.repository.js';
 import type { VideoTaskResponseDto } from './video-task.resource.js';
 import { GenerationTaskReaders, type SharedTaskListEntry } from './generation-task-readers.service.js';
-import { newPaidTaskColumns } from '../../database/paid-task-columns.js';
+import { newPaidTaskRow } from '../../database/paid-task-columns.js';
 
 
 /** What one video creation writes: its hold and its row (the hold id is filled in when made). */
@@ -83,8 +83,7 @@ export class VideoTaskService {
     const now = this.clock.now();
     const id = newId('omni');
     const amountMicros = this.prices.videoMaxCost({ workspaceId: key.workspaceId, apiKeyId: key.id, environment: key.environment }, dto.model, snapshot.controls.resolution);
-    const row = Object.assign(new VideoTaskEntity(), {
-      ...newPaidTaskColumns(id, key, now),
+    const row = newPaidTaskRow(VideoTaskEntity, id, key, now, {
       model: dto.model,
       mode: snapshot.mode,
       request: snapshot,
@@ -99,7 +98,7 @@ export class VideoTaskService {
       reconciledAt: null,
       mediaBytes: null,
       outputSeconds: null,
-    } satisfies VideoTaskEntity);
+    });
     const hold = { workspaceId: key.workspaceId, environment: key.environment, apiKeyId: key.id, amountMicros, subjectType: HOLD_SUBJECT, subjectId: id };
     // Hold + row commit together (with the creations arriving meanwhile), then the job is added.
     const task = await this.creations.create(this.creation, { hold, row });

@@ -21,6 +21,8 @@ const ENCODE_GRACE_MS = 30_000;
 const MAX_COUNTED_TASKS = 10_000;
 /** The upstream's dialogue limit (upstreams.md §2.4). */
 const MAX_DIALOGUE_VOICES = 10;
+/** How long `available()` trusts its last look at the ffmpeg binary. */
+const FFMPEG_CHECK_INTERVAL_MS = 1000;
 /** What a preview says: 33 characters, 2.2 s. */
 const PREVIEW_TEXT = 'Hello there, this is how I sound.';
 
@@ -42,6 +44,8 @@ export class SandboxAudioProvider implements AudioProvider {
   readonly submissions = new Map<string, number>();
   /** One sample per catalogue voice at most: the key set is the catalogue's. */
   private readonly previews = new Map<string, Promise<Buffer>>();
+  private ffmpegFound = false;
+  private ffmpegCheckedUntil = 0;
 
   constructor(private readonly options: SandboxAudioOptions) {}
 
@@ -49,8 +53,17 @@ export class SandboxAudioProvider implements AudioProvider {
     return true;
   }
 
+  /**
+   * Whether ffmpeg is there, looked at most once a second: every creation asks (a synchronous
+   * `stat` each was about 1% of the gateway's CPU under audio creations).
+   */
   available(): boolean {
-    return this.options.ffmpegPath !== null && existsSync(this.options.ffmpegPath);
+    const now = Date.now();
+    if (now >= this.ffmpegCheckedUntil) {
+      this.ffmpegFound = this.options.ffmpegPath !== null && existsSync(this.options.ffmpegPath);
+      this.ffmpegCheckedUntil = now + FFMPEG_CHECK_INTERVAL_MS;
+    }
+    return this.ffmpegFound;
   }
 
   async synthesize(spec: SpeechJobSpec): Promise<SynthesisOutcome> {
