@@ -209,8 +209,6 @@ function cpuSplit(pid: number): { user: number; sys: number } {
     return { user: 0, sys: 0 }; // the process is gone
   }
 }
-/** CPU ticks of the PostgreSQL backends serving our gateway's database (the wallet's and the keys' cost). */
-let pgPids: number[] = [];
 /** ANALYZE of our gateway's database: what autovacuum does within a new database's first minute. */
 async function analyzeDatabase(database: string): Promise<void> {
   const server = process.env.TEST_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432';
@@ -223,20 +221,30 @@ async function analyzeDatabase(database: string): Promise<void> {
   }
 }
 
-async function refreshPgPids(database: string): Promise<void> {
+/** The backends serving `database` now, with their CPU ticks so far. */
+async function pgBackendTicks(database: string): Promise<Map<number, number>> {
   const server = process.env.TEST_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432';
   const client = new pg.Client({ connectionString: `${server}/postgres` });
   try {
     await client.connect();
     const rows = (await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [database])).rows;
-    pgPids = rows.map((r) => r.pid);
+    return new Map(rows.map(({ pid }) => [pid, cpuTicks(pid)]));
   } catch {
-    pgPids = [];
+    return new Map();
   } finally {
     await client.end().catch(() => undefined);
   }
 }
-const pgTicks = () => pgPids.reduce((sum, pid) => sum + cpuTicks(pid), 0);
+/**
+ * CPU ticks the backends spent between two samples: a backend started in between counts whole, one
+ * that exited in between cannot be read (its ticks are lost, never subtracted: the figure was
+ * negative when a pooled connection closed during the load).
+ */
+function pgTicksBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let ticks = 0;
+  for (const [pid, now] of after) ticks += Math.max(0, now - (before.get(pid) ?? 0));
+  return ticks;
+}
 function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const match = new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return match ? Number(match[1]) : NaN;
@@ -330,12 +338,11 @@ async function load(target: Target, mode: LoadMode, conns: number): Promise<Load
   const sampler = setInterval(sample, 100);
   // Creations run on our gateway too: its process and its PostgreSQL backends are measured alike.
   const ours = target.name === 'ours' || mode === 'create';
-  if (ours) await refreshPgPids(gatewayDb!);
   const cpu0 = target.pid ? cpuSplit(target.pid) : { user: 0, sys: 0 };
-  const pg0 = ours ? pgTicks() : 0;
+  const pg0 = ours ? await pgBackendTicks(gatewayDb!) : new Map<number, number>();
   const result: Result = await autocannon({ ...options, duration: DUR });
   const cpu1 = target.pid ? cpuSplit(target.pid) : { user: 0, sys: 0 };
-  const pg1 = ours ? pgTicks() : 0;
+  const pg1 = ours ? await pgBackendTicks(gatewayDb!) : new Map<number, number>();
   const ticks0 = cpu0.user + cpu0.sys;
   const ticks1 = cpu1.user + cpu1.sys;
   clearInterval(sampler);
@@ -353,7 +360,7 @@ async function load(target: Target, mode: LoadMode, conns: number): Promise<Load
     failures: result.non2xx + result.errors + result.timeouts,
     cpuUsPerReq: target.pid && total > 0 ? (((ticks1 - ticks0) / CLK_TCK) * 1e6) / total : null,
     sysUsPerReq: target.pid && total > 0 ? (((cpu1.sys - cpu0.sys) / CLK_TCK) * 1e6) / total : null,
-    pgCpuUsPerReq: ours && total > 0 && pgPids.length > 0 ? (((pg1 - pg0) / CLK_TCK) * 1e6) / total : null,
+    pgCpuUsPerReq: ours && total > 0 && pg1.size > 0 ? ((pgTicksBetween(pg0, pg1) / CLK_TCK) * 1e6) / total : null,
     peakRssMb: target.pid ? peakKb / 1024 : null,
   };
   console.log(
