@@ -185,7 +185,7 @@ export class EnvironmentVariables {
    * API process holds under load without capping the heap. 0 leaves V8's own factor (up to 300%).
    */
   @Transform(toInt) @IsInt() @Min(0) @Max(300)
-  HEAP_GROWING_PERCENT = 25;
+  HEAP_GROWING_PERCENT = 50;
 
   /**
    * How long an API process may serve a verified key from memory (docs/decisions.md › Platform,
