@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger as PinoBridge } from 'nestjs-pino';
 import { createApp } from './app/create-app.js';
+import { applyHeapGrowth } from './app/heap-growth.js';
 import { AppModule } from './app.module.js';
 import { AppConfig } from './config/app-config.js';
 import { InvalidEnvironmentError } from './config/environment.js';
@@ -22,6 +23,7 @@ async function bootstrap(): Promise<void> {
     }
   } else {
     // Worker only: no HTTP server, the same modules (processors start in QueueLifecycle).
+    applyHeapGrowth(config.env.HEAP_GROWING_PERCENT); // createApp does it for the API
     const app = await NestFactory.createApplicationContext(AppModule.create(config), { bufferLogs: true });
     app.useLogger(app.get(PinoBridge));
     app.enableShutdownHooks();

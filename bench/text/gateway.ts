@@ -1,10 +1,12 @@
 // Our service for the text benchmark, in a process of its own (forked by run.ts, so its CPU and
-// resident memory are its own). Boots exactly as production does (createApp), API role only, on a
+// resident memory are its own). Boots exactly as production does (createApp, which also applies
+// HEAP_GROWING_PERCENT, so no node flag is needed for that), API role only, on a
 // database of its own (dropped on stop) and a queue prefix of its own, with the LIVE Gemini adapter
 // pointed at the fake upstream. Creates a workspace, a live key and enough credit for the run, then
 // tells the parent {url, key, database} over IPC. On 'stop' (or SIGTERM) it closes and drops the database.
 // Env: BENCH_GEMINI_URL (required), BENCH_LOG_LEVEL (warn), BENCH_CREDIT_USD (1000000),
-// BENCH_ACCOUNTS (1: one workspace, one wallet row for every request), BENCH_AUDIO_KEYS (1). For the task creation
+// BENCH_ACCOUNTS (1: one workspace, one wallet row for every request), BENCH_AUDIO_KEYS (1),
+// HEAP_GROWING_PERCENT (the default unless set). For the task creation
 // loads (video, audio) it also makes one test-mode workspace and key: `svc_test_` keys run on the
 // sandbox in every environment, so creations need no upstream.
 import { randomBytes } from 'node:crypto';
@@ -57,6 +59,8 @@ try {
       ...(audioKeyCount > 1 ? {} : { AUDIO_MAX_PENDING_PER_KEY: '100000000' }),
       // 0: no key cache (every request reads PostgreSQL), to compare with the default.
       ...(process.env.API_KEY_CACHE_TTL_MS ? { API_KEY_CACHE_TTL_MS: process.env.API_KEY_CACHE_TTL_MS } : {}),
+      // Another percent (0: V8's own growing factor), to compare peak RSS and CPU; unset: the default.
+      ...(process.env.HEAP_GROWING_PERCENT ? { HEAP_GROWING_PERCENT: process.env.HEAP_GROWING_PERCENT } : {}),
     },
   });
   // One workspace by default: every request holds and settles on the same wallet row (the worst case).

@@ -1,7 +1,7 @@
 // Text benchmark, two builds side by side (`npm run bench:sides`; docs/benchmarks.md › Text ›
 // Optimisation 8). On a shared 2-core machine absolute figures move with the neighbours' load;
 // alternating the two builds under the same light load, round after round, shows what a change
-// does to our gateway's CPU per request.
+// does to our gateway's CPU per request and peak RSS.
 //
 //   npm run bench:sides      (builds this tree into .build/textbench and BEFORE_REF, default
 //                             `main`, into .build/textbench-before, then runs this file)
@@ -28,6 +28,7 @@ interface Row {
   cpuUsPerReq: number | null;
   sysUsPerReq: number | null;
   pgCpuUsPerReq: number | null;
+  peakRssMb: number | null;
 }
 interface Probe {
   gateway: string;
@@ -88,6 +89,7 @@ const figures: Array<[string, (row: Row) => number | null]> = [
   ['of which sys', (row) => row.sysUsPerReq],
   ['PostgreSQL CPU µs/req', (row) => row.pgCpuUsPerReq],
   ['req/s', (row) => row.rps],
+  ['peak RSS MB', (row) => row.peakRssMb],
 ];
 for (const key of keys) {
   const [mode, conns] = key.split('|');

@@ -15,6 +15,7 @@ import { mountAdminConsole } from './admin-console.js';
 import { answerClientError } from './client-error.js';
 import { HttpExceptionFilter } from './http-exception.filter.js';
 import { jsonShapeProblem } from './json-depth.js';
+import { applyHeapGrowth } from './heap-growth.js';
 import { createRootLogger, logRequests } from './logger.js';
 import { setupOpenApi } from './openapi.js';
 import { mountQueueDashboard } from './queue-dashboard.js';
@@ -27,6 +28,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * here, so tests exercise exactly the production wiring.
  */
 export async function createApp(config: AppConfig, options: AppModuleOptions & { logDestination?: DestinationStream } = {}): Promise<NestFastifyApplication> {
+  applyHeapGrowth(config.env.HEAP_GROWING_PERCENT);
   const logger = options.logger ?? createRootLogger(config, { destination: options.logDestination });
   // Filled by the modules as they are built (ErrorDomainsModule.forFeature), read by the filter.
   const errorDomains = new ErrorDomains();

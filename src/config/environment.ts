@@ -180,6 +180,14 @@ export class EnvironmentVariables {
   REQUEST_TIMEOUT_MS = 120_000;
 
   /**
+   * How far V8 lets the old generation grow past what survived the last major collection, in
+   * percent, before it collects again (docs/decisions.md › Heap growth). It bounds the garbage an
+   * API process holds under load without capping the heap. 0 leaves V8's own factor (up to 300%).
+   */
+  @Transform(toInt) @IsInt() @Min(0) @Max(300)
+  HEAP_GROWING_PERCENT = 50;
+
+  /**
    * How long an API process may serve a verified key from memory (docs/decisions.md › Platform,
    * "Key cache with instant revocation"): the safety net behind the invalidation channel, so at
    * most 60 s. 0 turns the key cache off (every request reads PostgreSQL).
