@@ -15,7 +15,7 @@ import { AudioIdempotencyRepository, type IdempotencyScope } from './audio-idemp
 import { canonicalRequest, validateAudioRequest, type ValidatedAudioRequest } from './audio-rules.js';
 import { AudioIdempotencyEntity, AudioTaskEntity } from './audio-task.entity.js';
 import { AudioTaskPresenter } from './audio-task.presenter.js';
-import { AudioTaskRepository, type DecidedRequest, type ScopeState } from './audio-task.repository.js';
+import { AudioTaskRepository, type DecidedRequest } from './audio-task.repository.js';
 import type { AudioEstimateDto, AudioTaskResponseDto } from './audio-task.resource.js';
 import type { CreateAudioGenerationDto } from './dto/create-audio-generation.dto.js';
 import { VoiceResolver } from './voices/voice-resolver.js';
@@ -144,7 +144,7 @@ export class AudioGenerationService {
 
   /**
    * A batch of creations, set-based: two statements lock and read what every creation is judged
-   * on (see `judge`), one holds for all that pass, two insert their rows and records. Judged in
+   * on (see `judge`; the idempotency records once, after the locks), one holds for all that pass, two insert their rows and records. Judged in
    * arrival order exactly as `writeOne` one after another: when a refused hold would have changed
    * the judgement of a later creation (its key's pending count, its idempotency key), the batch
    * is undone and TaskCreations does each creation alone.
@@ -153,9 +153,9 @@ export class AudioGenerationService {
     const scopes = inputs.map((input) => input.scope);
     const keyIds = inputs.map((input) => input.key.id);
     const max = this.config.env.AUDIO_MAX_PENDING_PER_KEY;
-    const early = await this.tasks.lockCreationBatch(tx, scopes, keyIds);
+    const claimed = await this.tasks.lockCreationBatch(tx, scopes, keyIds);
     const state = await this.tasks.creationBatchState(tx, scopes, keyIds);
-    const facts: BatchFacts = { early, decided: state.decided, pending: state.pending, max };
+    const facts: BatchFacts = { claimed, decided: state.decided, pending: state.pending, max };
     const judged = judge(inputs, facts, new Set());
     const creating = judged.flatMap((judgement, i) => (judgement.kind === 'create' ? [i] : []));
     const holds = await this.wallet.holdEach(
@@ -296,9 +296,11 @@ interface AudioCreationInput {
 /** A creation written (its row) or answered by an earlier decision of its idempotency key. */
 type AudioWritten = { row: AudioTaskEntity } | { decided: DecidedRequest };
 
-/** What a batch is judged on, read under its locks (see AudioTaskRepository.lockCreationBatch). */
+/** What a batch is judged on, read under its locks (see AudioTaskRepository.creationBatchState). */
 interface BatchFacts {
-  early: ScopeState[];
+  /** Per creation: its scope's claim is this batch's (true without a scope). */
+  claimed: boolean[];
+  /** Per creation: the record its scope decided, read after the locks (complete, so read once). */
   decided: Array<DecidedRequest | null>;
   pending: Map<string, number>;
   max: number;
@@ -319,11 +321,10 @@ function judge(inputs: AudioCreationInput[], facts: BatchFacts, refusedHolds: Se
     const { scope } = input;
     const scopeKey = scope ? `${scope.apiKeyId}|${scope.endpoint}|${scope.key}` : '';
     if (scope) {
-      const early = facts.early[i]!.decided ?? decidedHere.get(scopeKey);
-      if (early) return { kind: 'decided', decided: early };
-      if (!facts.early[i]!.claimed) return { kind: 'refuse', error: requestInProgress() };
-      const decided = facts.decided[i];
+      // A decided key replays even while another request holds its claim, as `writeOne`'s first lookup does.
+      const decided = facts.decided[i] ?? decidedHere.get(scopeKey);
       if (decided) return { kind: 'decided', decided };
+      if (!facts.claimed[i]) return { kind: 'refuse', error: requestInProgress() };
     }
     const count = pending.get(input.key.id) ?? 0;
     if (count >= facts.max) return { kind: 'refuse', error: tooManyPending(facts.max) };

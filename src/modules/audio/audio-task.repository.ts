@@ -22,12 +22,6 @@ export interface DecidedRequest {
   taskId: string;
 }
 
-/** A scope at the start of a batch: decided already, or claimed by this batch (else another request holds it). */
-export interface ScopeState {
-  decided: DecidedRequest | null;
-  claimed: boolean;
-}
-
 /** The scopes as three text arrays (null where a creation has none). */
 function scopeColumns(scopes: Array<IdempotencyScope | undefined>): [Array<string | null>, Array<string | null>, Array<string | null>] {
   return [scopes.map((s) => s?.apiKeyId ?? null), scopes.map((s) => s?.endpoint ?? null), scopes.map((s) => s?.key ?? null)];
@@ -50,13 +44,9 @@ const LOCK_CREATION_BATCH: NamedStatement = {
   name: 'audio_lock_creation_batch',
   text: `SELECT
      (SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtextextended('audio-pending|' || k, 0)) FROM unnest($4::text[]) AS k) AS locked) AS locked,
-     (SELECT coalesce(json_agg(json_build_object('i', s.i, 'requestHash', s.request_hash, 'taskId', s.task_id, 'claimed', s.claimed)), '[]'::json)
-        FROM (SELECT u.i, r.request_hash, r.task_id,
-                     CASE WHEN r.task_id IS NULL
-                       THEN pg_try_advisory_xact_lock(hashtextextended('audio-idempotency|' || u.api_key_id || '|' || u.endpoint || '|' || u.key, 0)) END AS claimed
-                FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS u (api_key_id, endpoint, key, i)
-                LEFT JOIN audio_idempotency r ON r.api_key_id = u.api_key_id::uuid AND r.endpoint = u.endpoint AND r.key = u.key
-                WHERE u.key IS NOT NULL) AS s) AS scopes`,
+     (SELECT coalesce(json_agg(json_build_object('i', u.i, 'claimed', pg_try_advisory_xact_lock(hashtextextended('audio-idempotency|' || u.api_key_id || '|' || u.endpoint || '|' || u.key, 0)))), '[]'::json)
+        FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS u (api_key_id, endpoint, key, i)
+        WHERE u.key IS NOT NULL) AS claims`,
 };
 const CREATION_BATCH_STATE: NamedStatement = {
   name: 'audio_creation_batch_state',
@@ -107,23 +97,23 @@ export class AudioTaskRepository extends TaskRowRepository<AudioTaskEntity> {
   /**
    * The locks of a batch of creations (TaskCreations), in one statement: each distinct API key's
    * creation lock (`lockCreationsOf`, taken in key order so two batches never wait on each
-   * other), and per creation with an idempotency scope the record already decided, if any, or
-   * else the scope's claim (`AudioIdempotencyRepository.tryClaim`, the same lock).
+   * other), then per creation with an idempotency scope the scope's claim
+   * (`AudioIdempotencyRepository.tryClaim`, the same lock): true where this batch holds it,
+   * false where another request does (always true without a scope).
    */
-  async lockCreationBatch(tx: TransactionHandle, scopes: Array<IdempotencyScope | undefined>, apiKeyIds: string[]): Promise<ScopeState[]> {
-    const rows = await namedQueryIn<{ scopes: Array<{ i: number; requestHash: string | null; taskId: string | null; claimed: boolean | null }> }>(tx, LOCK_CREATION_BATCH, [
-      ...scopeColumns(scopes),
-      [...new Set(apiKeyIds)].sort(),
-    ]);
-    return byIndex(scopes.length, rows[0]!.scopes, (row) => ({
-      decided: row.taskId === null ? null : { requestHash: row.requestHash!, taskId: row.taskId },
-      claimed: row.claimed === true,
-    }), { decided: null, claimed: true });
+  async lockCreationBatch(tx: TransactionHandle, scopes: Array<IdempotencyScope | undefined>, apiKeyIds: string[]): Promise<boolean[]> {
+    const rows = await namedQueryIn<{ claims: Array<{ i: number; claimed: boolean }> }>(tx, LOCK_CREATION_BATCH, [...scopeColumns(scopes), [...new Set(apiKeyIds)].sort()]);
+    return byIndex(scopes.length, rows[0]!.claims, (row) => row.claimed === true, true);
   }
 
   /**
-   * What a batch of creations reads once its locks are held (one statement): the records decided
-   * meanwhile for the scopes, and each API key's unfinished tasks (`countPending`).
+   * What a batch of creations reads once its locks are held (one statement, so a snapshot taken
+   * after them): the records decided for the scopes, and each API key's unfinished tasks
+   * (`countPending`). The records are complete: only a transaction holding the creation lock of
+   * the scope's API key writes one, and it holds that lock until it commits, so every record
+   * this batch could ever see is committed by now. That is why the batch reads them once, here,
+   * and not before its claims as `writeOne` does (a read in the locking statement would have
+   * that statement's snapshot, taken before it waited for the locks).
    */
   async creationBatchState(
     tx: TransactionHandle,
