@@ -122,14 +122,19 @@ export class ChatAssembler {
    */
   contentChunkJson(chunk: Record<string, unknown>): string {
     if (this.jsonHead === null) {
-      this.jsonHead = `{"id":${JSON.stringify(this.id)},"object":"chat.completion.chunk","created":${JSON.stringify(this.created)},"model":${JSON.stringify(this.model)},"choices":[{"index":0,"delta":`;
-      this.jsonTail = `,"logprobs":null,"finish_reason":null}]${this.includeUsage ? ',"usage":null' : ''}}`;
+      // Cut from `chunk`'s own JSON with a null delta, so the shape is written in one place. The
+      // last `"delta":null` is the delta's: only fixed keys follow it, and in the escaped strings
+      // before it a quote is always preceded by a backslash.
+      const template = JSON.stringify(this.chunk(null, null));
+      const at = template.lastIndexOf('"delta":null') + '"delta":'.length;
+      this.jsonHead = template.slice(0, at);
+      this.jsonTail = template.slice(at + 'null'.length);
     }
     const [choice] = chunk.choices as Array<{ delta: Record<string, unknown> }>;
     return this.jsonHead + JSON.stringify(choice!.delta) + this.jsonTail;
   }
 
-  private chunk(delta: Record<string, unknown>, finishReason: string | null): Record<string, unknown> {
+  private chunk(delta: Record<string, unknown> | null, finishReason: string | null): Record<string, unknown> {
     const chunk: Record<string, unknown> = {
       id: this.id,
       object: 'chat.completion.chunk',
