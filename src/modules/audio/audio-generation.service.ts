@@ -144,10 +144,11 @@ export class AudioGenerationService {
 
   /**
    * A batch of creations, set-based: two statements lock and read what every creation is judged
-   * on (see `judge`; the idempotency records once, after the locks), one holds for all that pass, two insert their rows and records. Judged in
-   * arrival order exactly as `writeOne` one after another: when a refused hold would have changed
-   * the judgement of a later creation (its key's pending count, its idempotency key), the batch
-   * is undone and TaskCreations does each creation alone.
+   * on (see `judge`; the idempotency records once, after the locks), one holds for all that pass,
+   * two insert their rows and records. Judged in arrival order exactly as `writeOne` one after
+   * another: when a refused hold would have changed the judgement of a later creation (its key's
+   * pending count, its idempotency key), the batch is undone and TaskCreations does each creation
+   * alone.
    */
   private async writeAll(tx: TransactionHandle, inputs: AudioCreationInput[]): Promise<Array<CreationOutcome<AudioWritten>>> {
     const scopes = inputs.map((input) => input.scope);
