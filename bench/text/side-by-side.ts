@@ -9,7 +9,8 @@
 // Each round runs `bench/text/run.js` of the "before" build, then of the "after" build (the order
 // swaps every round), ours alone (SKIP_PORTKEY=1, no creations), with the knobs below passed on,
 // and reads the result file each run writes. Knobs: ROUNDS (3), and run.ts's own: CONNS (32),
-// DUR (5), WARM (2), MODES ("nonstream stream"), PROBE_N (200), PROBE_STREAM_N (50).
+// DUR (5), WARM (2), MODES ("nonstream stream"), PROBE_N (200), PROBE_STREAM_N (50), CREATIONS
+// ("": none; "video audio" adds the creation loads, each a row of its own).
 // BEFORE_DIR / AFTER_DIR point at other builds. Prints one table; writes nothing else.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -53,7 +54,7 @@ function runOnce(build: string): Result {
   const env = {
     ...process.env,
     SKIP_PORTKEY: '1',
-    CREATIONS: '',
+    CREATIONS: process.env.CREATIONS ?? '',
     CONNS: process.env.CONNS ?? '32',
     DUR: process.env.DUR ?? '5',
     MODES: process.env.MODES ?? 'nonstream stream',
@@ -77,8 +78,10 @@ for (let round = 0; round < ROUNDS; round++) {
 }
 
 const fmt = (value: number | null | undefined, digits = 0) => (value === null || value === undefined ? '–' : value.toFixed(digits));
-const ours = (result: Result) => result.rows.filter((row) => row.target === 'ours');
-const keys = ours(results.before[0]!).map((row) => `${row.mode}|${row.conns}`);
+/** Our gateway's rows: text loads (`ours`) and task creations (`video-creations`, …). */
+const ours = (result: Result) => result.rows.filter((row) => row.target === 'ours' || row.target.endsWith('-creations'));
+const keyOf = (row: Row) => `${row.target === 'ours' ? row.mode : row.target}|${row.conns}`;
+const keys = ours(results.before[0]!).map(keyOf);
 const lines = ['| mode | clients | figure | before (per round) | after (per round) | after / before (medians) |', '|---|---|---|---|---|---|'];
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -94,7 +97,7 @@ const figures: Array<[string, (row: Row) => number | null]> = [
 for (const key of keys) {
   const [mode, conns] = key.split('|');
   for (const [name, pick] of figures) {
-    const values = (side: 'before' | 'after') => results[side].map((result) => pick(ours(result).find((row) => `${row.mode}|${row.conns}` === key)!) ?? NaN);
+    const values = (side: 'before' | 'after') => results[side].map((result) => pick(ours(result).find((row) => keyOf(row) === key)!) ?? NaN);
     const before = values('before');
     const after = values('after');
     lines.push(`| ${mode} | ${conns} | ${name} | ${before.map((v) => fmt(v)).join(' / ')} | ${after.map((v) => fmt(v)).join(' / ')} | ${fmt(median(after) / median(before), 2)}× |`);
