@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Expose, Transform, Type } from 'class-transformer';
 import type { MetadataStorage as TransformerMetadataStorage } from 'class-transformer/types/MetadataStorage.js';
-import { getMetadataStorage, IsString, Validate, ValidateNested, ValidatorConstraint, type ValidatorConstraintInterface, ValidationTypes } from 'class-validator';
+import { getMetadataStorage, IsObject, IsString, Validate, ValidateNested, ValidatorConstraint, type ValidatorConstraintInterface, ValidationTypes } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata.js';
 import fc from 'fast-check';
 import { DomainError } from '../../libs/common/index.js';
@@ -240,13 +240,21 @@ describe('compiled validator', () => {
     class NestsWithoutType {
       @ValidateNested() inner!: Supported;
     }
+    class ObjectDefault {
+      @IsObject() meta: object = {};
+      @IsString() name!: string;
+    }
+    class UndeclaredDefault {
+      note = 'set by the constructor, without a rule';
+      @IsString() name!: string;
+    }
     class TypeFromValue {
       @ValidateNested() @Type((options) => (options?.object ? Supported : Transformed)) inner!: Supported;
     }
 
     assert.ok(isCompiled(Supported)); // the control: the same rule alone is compiled
     assert.ok(acceptIfValid(Supported, { name: ' a ' }) instanceof Supported);
-    for (const type of [Transformed, AsyncRule, Grouped, Renamed]) {
+    for (const type of [Transformed, AsyncRule, Grouped, Renamed, ObjectDefault, UndeclaredDefault]) {
       assert.equal(isCompiled(type), false, type.name);
       assert.equal(acceptIfValid(type, { name: ' a ' }), undefined, type.name);
     }

@@ -30,9 +30,12 @@ interface Rule {
 
 interface Field {
   name: string;
+  /** What validate() passes rules as `targetName`: the name of the instance's class. */
+  targetName: string;
   /** ValidateIf / IsOptional conditions: when one is false, validate() skips the field's rules. */
   conditions: Condition[];
   rules: Rule[];
+  validatesNested: boolean;
   /** The @Type class of a @ValidateNested field, and whether its declared type is an array. */
   nested?: { compiled: Compiled; arrayDeclared: boolean };
 }
@@ -90,7 +93,7 @@ function compile(type: DtoClass, compiling: Set<DtoClass>): Compiled | null {
     if (name in type.prototype) return null;
     if (metadata.groups?.length || metadata.always !== undefined || metadata.validateIf) return null;
     let field = fields.get(name);
-    if (!field) fields.set(name, (field = { name, conditions: [], rules: [] }));
+    if (!field) fields.set(name, (field = { name, targetName: type.name, conditions: [], rules: [], validatesNested: false }));
     switch (metadata.type) {
       case ValidationTypes.CONDITIONAL_VALIDATION:
         field.conditions.push(metadata.constraints[0] as Condition);
@@ -104,7 +107,7 @@ function compile(type: DtoClass, compiling: Set<DtoClass>): Compiled | null {
         break;
       }
       case ValidationTypes.NESTED_VALIDATION:
-        field.nested ??= { compiled: null as unknown as Compiled, arrayDeclared: false };
+        field.validatesNested = true;
         break;
       case ValidationTypes.WHITELIST:
         break;
@@ -115,8 +118,8 @@ function compile(type: DtoClass, compiling: Set<DtoClass>): Compiled | null {
   for (const field of fields.values()) {
     if (transformerMetadata.findTransformMetadatas(type, field.name, TransformationType.PLAIN_TO_CLASS).length > 0) return null;
     const typeMetadata = transformerMetadata.findTypeMetadata(type, field.name);
-    if (!typeMetadata !== !field.nested) return null; // @Type without @ValidateNested, or the reverse
-    if (!typeMetadata || !field.nested) continue;
+    if (!typeMetadata !== !field.validatesNested) return null; // @Type without @ValidateNested, or the reverse
+    if (!typeMetadata) continue;
     // Only a fixed `() => Dto`: a type chosen from the value, or a discriminator, is left to class-transformer.
     if (typeMetadata.typeFunction.length > 0 || typeMetadata.options?.discriminator || typeMetadata.reflectedType === Map || typeMetadata.reflectedType === Set) {
       return null;
@@ -125,12 +128,12 @@ function compile(type: DtoClass, compiling: Set<DtoClass>): Compiled | null {
     if (!nested) return null;
     field.nested = { compiled: nested, arrayDeclared: typeMetadata.reflectedType === Array };
   }
-  // What the constructor sets is validated as is: a key without rules fails the whitelist, and a
-  // nested default would not have been built here.
+  // What the constructor sets is validated as is: a key without rules fails the whitelist, and
+  // only a scalar default is checked here as validate() checks it (a nested one would not be built).
   const probe = new type() as Record<string, unknown>;
   for (const key of Object.keys(probe)) {
-    const field = fields.get(key);
-    if (!field || (field.nested && probe[key] !== undefined) || typeof probe[key] === 'function') return null;
+    const value = probe[key];
+    if (!fields.has(key) || (typeof value === 'object' && value !== null) || typeof value === 'function') return null;
   }
   return { type, fields };
 }
@@ -190,7 +193,7 @@ function passes(field: Field, instance: Record<string, unknown>): boolean {
   const value = instance[field.name];
   for (const condition of field.conditions) if (!condition(instance, value)) return true;
   for (const rule of field.rules) {
-    const args: ValidationArguments = { targetName: instance.constructor.name, property: field.name, object: instance, value, constraints: rule.constraints };
+    const args: ValidationArguments = { targetName: field.targetName, property: field.name, object: instance, value, constraints: rule.constraints };
     if (rule.each && Array.isArray(value)) {
       for (const item of value) if (rule.constraint.validate(item, args) !== true) return false;
     } else if (rule.constraint.validate(value, args) !== true) {
