@@ -7,9 +7,9 @@ import { TextGenerationUseCase } from './text-generation.use-case.js';
 import type { TextMediaResolver } from './text-media.resolver.js';
 import { translateTextRequest } from './translation/translate-request.js';
 
-const chunk = (text: string, last = false): GeminiResponse => ({
+const chunk = (text: string, last = false, outputTokens = 2): GeminiResponse => ({
   candidates: [{ content: { role: 'model', parts: [{ text }] }, index: 0, ...(last ? { finishReason: 'STOP' } : {}) }],
-  usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 2, totalTokenCount: 5 },
+  usageMetadata: { promptTokenCount: 3, candidatesTokenCount: outputTokens, totalTokenCount: 3 + outputTokens },
 });
 const call = (name: string): GeminiResponse => ({ candidates: [{ content: { role: 'model', parts: [{ functionCall: { name, args: {} } }] }, index: 0 }] });
 
@@ -27,11 +27,12 @@ function useCase(reads: GeminiResponse[][], answer: GeminiResponse = chunk('whol
     { resolve: () => ({ provider }) } as unknown as ProviderRegistry,
     {
       hold: async () => (wallet.push('hold'), 'hold-1'),
-      settle: async () => void wallet.push('settle'),
+      settle: async (_hold: string, amount: bigint) => void wallet.push(`settle ${amount}`),
       release: async () => void wallet.push('release'),
     } as unknown as WalletService,
     { resolve: () => null } as unknown as TextMediaResolver,
-    { textCost: () => 1n } as unknown as PriceCatalogue,
+    // A charge of one per output token: what a settlement charged is the output it counted.
+    { textCost: (_payer: unknown, _model: string, _input: number, outputTokens: number) => BigInt(outputTokens) } as unknown as PriceCatalogue,
   );
   return { generation, wallet };
 }
@@ -39,10 +40,17 @@ function useCase(reads: GeminiResponse[][], answer: GeminiResponse = chunk('whol
 const key = { id: 'key-1', workspaceId: 'ws-1', environment: 'live' as const };
 
 /** The steps as the event types in each, with what the wallet had done when the step was yielded. */
-async function steps(generation: TextGenerationUseCase, stream: boolean, wallet: string[]) {
+async function steps(generation: TextGenerationUseCase, stream: boolean, wallet: string[], signal?: AbortSignal, onEvent?: (event: TextEvent) => void) {
   const seen: Array<{ types: TextEvent['type'][]; wallet: string }> = [];
-  const translated = translateTextRequest('chat', { model: 'vendor-3.7-flash', messages: [{ role: 'user', content: 'hi' }], stream });
-  for await (const step of generation.run(key, translated, { subjectId: 'chatcmpl-spec' })) seen.push({ types: step.map((event) => event.type), wallet: wallet.join(',') });
+  const translated = translateTextRequest('chat', { model: 'vendor-3.7-flash', messages: [{ role: 'user', content: 'hi' }], stream, max_tokens: 100 });
+  for await (const step of generation.run(key, translated, { subjectId: 'chatcmpl-spec', signal })) {
+    const types: TextEvent['type'][] = [];
+    for (const event of step) {
+      types.push(event.type);
+      onEvent?.(event);
+    }
+    seen.push({ types, wallet: wallet.join(',') });
+  }
   return seen;
 }
 
@@ -54,7 +62,7 @@ describe('TextGenerationUseCase steps', () => {
       { types: ['delta', 'delta', 'tool_call', 'delta'], wallet: 'hold' },
       { types: ['delta'], wallet: 'hold' },
       { types: ['usage'], wallet: 'hold' },
-      { types: ['settled'], wallet: 'hold,settle' },
+      { types: ['settled'], wallet: 'hold,settle 2' },
     ]);
   });
 
@@ -62,7 +70,20 @@ describe('TextGenerationUseCase steps', () => {
     const { generation, wallet } = useCase([]);
     assert.deepEqual(await steps(generation, false, wallet), [
       { types: ['started', 'delta', 'usage'], wallet: 'hold' },
-      { types: ['settled'], wallet: 'hold,settle' },
+      { types: ['settled'], wallet: 'hold,settle 2' },
+    ]);
+  });
+
+  it('a caller that leaves in the middle of a read is charged for the chunks it was given, not for the rest of the read', async () => {
+    const { generation, wallet } = useCase([[chunk('a', false, 1), chunk('b', false, 40), chunk('c', true, 60)]]);
+    const abort = new AbortController();
+    const seen = await steps(generation, true, wallet, abort.signal, (event) => {
+      if (event.type === 'delta') abort.abort();
+    });
+    assert.deepEqual(seen, [
+      { types: ['started'], wallet: 'hold' },
+      { types: ['delta'], wallet: 'hold' },
+      { types: ['settled'], wallet: 'hold,settle 1' },
     ]);
   });
 });

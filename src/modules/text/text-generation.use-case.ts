@@ -60,11 +60,11 @@ export class TextGenerationUseCase {
   /**
    * Streams when the request asked for it (`stream: true`), else one delta with the whole answer.
    * The generator of the mode itself, not one delegating to it: every event crosses one generator.
-   * It yields the events in order, in steps: the events of one step are known together (a
-   * streamed step is one upstream read, its deltas and tool calls), so a step costs the
-   * transport one async iteration however many chunks the read carried, not one per chunk.
+   * It yields the events in order, in steps: the events of one step come together (a streamed
+   * step is one upstream read, its deltas and tool calls), so a step costs the transport one async
+   * iteration however many chunks the read carried, not one per chunk.
    */
-  run(key: AuthenticatedKey, translated: TranslatedTextRequest, run: TextRun): AsyncGenerator<TextEvent[]> {
+  run(key: AuthenticatedKey, translated: TranslatedTextRequest, run: TextRun): AsyncGenerator<Iterable<TextEvent>> {
     return translated.stream ? this.stream(key, translated, run) : this.once(key, translated, run);
   }
 
@@ -118,16 +118,25 @@ export class TextGenerationUseCase {
     await this.wallet.settle(prepared.holdId, this.price(prepared.payer, model, usage.inputTokens, outputTokens), ifUnrecorded, prepared.held);
   }
 
-  /** Observes one chunk for billing and appends its `delta` event (with the text it shows), then one `tool_call` per function call it carried. */
-  private observe(prepared: Prepared, chunk: GeminiResponse, events: TextEvent[]): void {
-    const parts = prepared.track.observe(chunk);
-    let text = '';
-    for (const part of parts) if (typeof part.text === 'string' && part.thought !== true) text += part.text;
-    events.push({ type: 'delta', chunk, text });
-    for (const part of parts) if (part.functionCall) events.push({ type: 'tool_call', call: part.functionCall });
+  /**
+   * The events of upstream chunks (one read, or the whole answer), made as the transport takes
+   * them: each chunk is observed for billing when its `delta` (with the text it shows) is taken,
+   * followed by one `tool_call` per function call it carried; none is once the signal aborted, so
+   * a caller that leaves in the middle of a read is charged for the chunks it was given, not for
+   * the rest of the read.
+   */
+  private *deltas(prepared: Prepared, chunks: GeminiResponse[], signal?: AbortSignal): Generator<TextEvent, void, undefined> {
+    for (const chunk of chunks) {
+      const parts = prepared.track.observe(chunk);
+      let text = '';
+      for (const part of parts) if (typeof part.text === 'string' && part.thought !== true) text += part.text;
+      yield { type: 'delta', chunk, text };
+      for (const part of parts) if (part.functionCall) yield { type: 'tool_call', call: part.functionCall };
+      if (signal?.aborted) return;
+    }
   }
 
-  private async *once(key: AuthenticatedKey, translated: TranslatedTextRequest, run: TextRun): AsyncGenerator<TextEvent[]> {
+  private async *once(key: AuthenticatedKey, translated: TranslatedTextRequest, run: TextRun): AsyncGenerator<Iterable<TextEvent>> {
     const prepared = await this.prepare(key, translated, run.subjectId);
     const { provider } = prepared;
     let answer;
@@ -138,8 +147,7 @@ export class TextGenerationUseCase {
       throw toDomainError(error);
     }
     // The answer is whole: started, its delta and function calls, and its usage are one step.
-    const events: TextEvent[] = [{ type: 'started', holdId: prepared.holdId }];
-    this.observe(prepared, answer, events);
+    const events: TextEvent[] = [{ type: 'started', holdId: prepared.holdId }, ...this.deltas(prepared, [answer])];
     const usage = this.usageOf(prepared, true);
     events.push({ type: 'usage', usage });
     yield events;
@@ -148,7 +156,7 @@ export class TextGenerationUseCase {
     yield [{ type: 'settled', usage, complete: true }];
   }
 
-  private async *stream(key: AuthenticatedKey, translated: TranslatedTextRequest, run: TextRun): AsyncGenerator<TextEvent[]> {
+  private async *stream(key: AuthenticatedKey, translated: TranslatedTextRequest, run: TextRun): AsyncGenerator<Iterable<TextEvent>> {
     const prepared = await this.prepare(key, translated, run.subjectId);
     const { provider } = prepared;
     const signal = run.signal;
@@ -166,9 +174,7 @@ export class TextGenerationUseCase {
     let failure: unknown = null;
     try {
       for await (const batch of batches) {
-        const events: TextEvent[] = [];
-        for (const chunk of batch) this.observe(prepared, chunk, events);
-        yield events;
+        yield this.deltas(prepared, batch, signal);
         if (signal?.aborted) break;
       }
     } catch (error) {
