@@ -31,9 +31,11 @@ describe('text generation use case (transport-free events)', () => {
   /** Runs to the end, recording each event with the hold's status at the moment it was yielded. */
   async function collect(account: TestAccount, body: Record<string, unknown>, subjectId: string, signal?: AbortSignal, onEvent?: (event: TextEvent) => void) {
     const seen: Array<{ event: TextEvent; hold: string | undefined }> = [];
-    for await (const event of generation.run(keyOf(account), translateTextRequest('chat', body), { subjectId, signal })) {
-      seen.push({ event, hold: (await textHolds(t, account.workspaceId))[0]?.status });
-      onEvent?.(event);
+    for await (const events of generation.run(keyOf(account), translateTextRequest('chat', body), { subjectId, signal })) {
+      for (const event of events) {
+        seen.push({ event, hold: (await textHolds(t, account.workspaceId))[0]?.status });
+        onEvent?.(event);
+      }
     }
     return seen;
   }
@@ -108,8 +110,8 @@ describe('text generation use case (transport-free events)', () => {
     const events: TextEvent[] = [];
     await assert.rejects(
       (async () => {
-        for await (const event of generation.run(keyOf(account), translateTextRequest('chat', { model: 'vendor-3.8-flash', messages: [{ role: 'user', content: 'x [sandbox:fail]' }], stream: true }), { subjectId: 'chatcmpl-use-case-fail' })) {
-          events.push(event);
+        for await (const step of generation.run(keyOf(account), translateTextRequest('chat', { model: 'vendor-3.8-flash', messages: [{ role: 'user', content: 'x [sandbox:fail]' }], stream: true }), { subjectId: 'chatcmpl-use-case-fail' })) {
+          events.push(...step);
         }
       })(),
       (error: unknown) => error instanceof DomainError && error.status === 502 && error.code === 'text.upstream_error',

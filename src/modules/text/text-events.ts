@@ -9,6 +9,9 @@ import type { TokenUsage } from './translation/gemini-to-openai.js';
  *   started → (delta → tool_call*)* → usage → settled      a complete answer
  *   started → (delta → tool_call*)* → failed               the upstream broke, or settlement failed
  *   started → (delta → tool_call*)* → settled (partial)    the caller aborted the signal
+ *
+ * They come in steps (iterables, in order): the events that come together, e.g. every chunk of
+ * one upstream read with its tool calls, so that a read costs one async step, not one per chunk.
  */
 export type TextEvent =
   /** The upstream accepted the call; output follows. */

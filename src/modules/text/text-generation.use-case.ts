@@ -1,7 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DomainError } from '../../../libs/common/index.js';
 import {
-  type GeminiPart,
   type GeminiResponse,
   NoLiveAdapterError,
   ProviderRegistry,
@@ -40,8 +39,6 @@ interface Prepared {
   track: UpstreamTrack;
 }
 
-const NO_PARTS: GeminiPart[] = [];
-
 /**
  * Text generation without a transport: takes a validated, translated request and yields
  * TextEvents (text-events.ts). Route (before the media fetch) → fetch HTTPS media → hold the
@@ -63,8 +60,11 @@ export class TextGenerationUseCase {
   /**
    * Streams when the request asked for it (`stream: true`), else one delta with the whole answer.
    * The generator of the mode itself, not one delegating to it: every event crosses one generator.
+   * It yields the events in order, in steps: the events of one step come together (a streamed
+   * step is one upstream read, its deltas and tool calls), so a step costs the transport one async
+   * iteration however many chunks the read carried, not one per chunk.
    */
-  run(key: AuthenticatedKey, translated: TranslatedTextRequest, run: TextRun): AsyncGenerator<TextEvent> {
+  run(key: AuthenticatedKey, translated: TranslatedTextRequest, run: TextRun): AsyncGenerator<Iterable<TextEvent>> {
     return translated.stream ? this.stream(key, translated, run) : this.once(key, translated, run);
   }
 
@@ -118,19 +118,25 @@ export class TextGenerationUseCase {
     await this.wallet.settle(prepared.holdId, this.price(prepared.payer, model, usage.inputTokens, outputTokens), ifUnrecorded, prepared.held);
   }
 
-  /** Observes one chunk for billing: its parts, and the text it shows (for the `delta` event). */
-  private observe(prepared: Prepared, chunk: GeminiResponse): { parts: GeminiPart[]; text: string } {
-    const parts = prepared.track.observe(chunk);
-    let text = '';
-    let calls = false;
-    for (const part of parts) {
-      if (typeof part.text === 'string' && part.thought !== true) text += part.text;
-      if (part.functionCall) calls = true;
+  /**
+   * The events of upstream chunks (one read, or the whole answer), made as the transport takes
+   * them: each chunk is observed for billing when its `delta` (with the text it shows) is taken,
+   * followed by one `tool_call` per function call it carried; none is once the signal aborted, so
+   * a caller that leaves in the middle of a read is charged for the chunks it was given, not for
+   * the rest of the read.
+   */
+  private *deltas(prepared: Prepared, chunks: GeminiResponse[], signal?: AbortSignal): Generator<TextEvent, void, undefined> {
+    for (const chunk of chunks) {
+      const parts = prepared.track.observe(chunk);
+      let text = '';
+      for (const part of parts) if (typeof part.text === 'string' && part.thought !== true) text += part.text;
+      yield { type: 'delta', chunk, text };
+      for (const part of parts) if (part.functionCall) yield { type: 'tool_call', call: part.functionCall };
+      if (signal?.aborted) return;
     }
-    return { parts: calls ? parts : NO_PARTS, text };
   }
 
-  private async *once(key: AuthenticatedKey, translated: TranslatedTextRequest, run: TextRun): AsyncGenerator<TextEvent> {
+  private async *once(key: AuthenticatedKey, translated: TranslatedTextRequest, run: TextRun): AsyncGenerator<Iterable<TextEvent>> {
     const prepared = await this.prepare(key, translated, run.subjectId);
     const { provider } = prepared;
     let answer;
@@ -140,19 +146,17 @@ export class TextGenerationUseCase {
       await this.wallet.release(prepared.holdId, prepared.held);
       throw toDomainError(error);
     }
-    yield { type: 'started', holdId: prepared.holdId };
-    // The delta of the answer, then each function call it carried.
-    const seen = this.observe(prepared, answer);
-    yield { type: 'delta', chunk: answer, text: seen.text };
-    for (const part of seen.parts) if (part.functionCall) yield { type: 'tool_call', call: part.functionCall };
+    // The answer is whole: started, its delta and function calls, and its usage are one step.
+    const events: TextEvent[] = [{ type: 'started', holdId: prepared.holdId }, ...this.deltas(prepared, [answer])];
     const usage = this.usageOf(prepared, true);
-    yield { type: 'usage', usage };
+    events.push({ type: 'usage', usage });
+    yield events;
     // Should the database stay unreachable, the answer is not sent (503), so nothing is owed.
     await this.settle(prepared, usage, 'release');
-    yield { type: 'settled', usage, complete: true };
+    yield [{ type: 'settled', usage, complete: true }];
   }
 
-  private async *stream(key: AuthenticatedKey, translated: TranslatedTextRequest, run: TextRun): AsyncGenerator<TextEvent> {
+  private async *stream(key: AuthenticatedKey, translated: TranslatedTextRequest, run: TextRun): AsyncGenerator<Iterable<TextEvent>> {
     const prepared = await this.prepare(key, translated, run.subjectId);
     const { provider } = prepared;
     const signal = run.signal;
@@ -165,17 +169,13 @@ export class TextGenerationUseCase {
       if (signal?.aborted) return;
       throw toDomainError(error);
     }
-    yield { type: 'started', holdId: prepared.holdId };
+    yield [{ type: 'started', holdId: prepared.holdId }];
 
     let failure: unknown = null;
     try {
-      reading: for await (const batch of batches) {
-        for (const chunk of batch) {
-          const seen = this.observe(prepared, chunk);
-          yield { type: 'delta', chunk, text: seen.text };
-          for (const part of seen.parts) if (part.functionCall) yield { type: 'tool_call', call: part.functionCall };
-          if (signal?.aborted) break reading;
-        }
+      for await (const batch of batches) {
+        yield this.deltas(prepared, batch, signal);
+        if (signal?.aborted) break;
       }
     } catch (error) {
       failure = error;
@@ -185,7 +185,7 @@ export class TextGenerationUseCase {
       // The upstream call is cancelled; the caller pays for what was produced up to now.
       const usage = this.usageOf(prepared, false);
       await this.settle(prepared, usage);
-      yield { type: 'settled', usage, complete: false };
+      yield [{ type: 'settled', usage, complete: false }];
       return;
     }
     if (failure !== null) {
@@ -195,20 +195,20 @@ export class TextGenerationUseCase {
       const code = mapped instanceof DomainError ? mapped.code : TextErrorCode.UpstreamError;
       const message = mapped instanceof Error ? mapped.message : 'upstream failure';
       if (!(failure instanceof TextUpstreamError)) this.logger.error({ msg: 'text stream failed', err: failure });
-      yield { type: 'failed', code, message };
+      yield [{ type: 'failed', code, message }];
       return;
     }
     // Complete: settle first, then the terminal event / [DONE].
     const usage = this.usageOf(prepared, true);
-    yield { type: 'usage', usage };
+    yield [{ type: 'usage', usage }];
     try {
       await this.settle(prepared, usage);
     } catch (error) {
       this.logger.error({ msg: 'text settlement failed', holdId: prepared.holdId, err: error });
       // The journal keeps the charge for what was sent; it is taken once the database is back.
-      yield { type: 'failed', code: TextErrorCode.SettlementFailed, message: 'the charge for this answer could not be recorded yet; the stream is incomplete' };
+      yield [{ type: 'failed', code: TextErrorCode.SettlementFailed, message: 'the charge for this answer could not be recorded yet; the stream is incomplete' }];
       return;
     }
-    yield { type: 'settled', usage, complete: true };
+    yield [{ type: 'settled', usage, complete: true }];
   }
 }

@@ -38,11 +38,13 @@ export class TextHttpTransport {
    * it runs to its end and is settled on its usage, as the upstream bills it.
    */
   private async json(key: AuthenticatedKey, translated: TranslatedTextRequest, output: TextOutput, reply: FastifyReply): Promise<void> {
-    for await (const event of this.generation.run(key, translated, { subjectId: output.id })) {
-      if (event.type === 'delta') output.delta(event.chunk);
-      else if (event.type === 'usage') output.complete();
-      else if (event.type === 'settled') {
-        await reply.status(200).header('content-type', 'application/json; charset=utf-8').send(output.body(event.usage));
+    for await (const events of this.generation.run(key, translated, { subjectId: output.id })) {
+      for (const event of events) {
+        if (event.type === 'delta') output.delta(event.chunk);
+        else if (event.type === 'usage') output.complete();
+        else if (event.type === 'settled') {
+          await reply.status(200).header('content-type', 'application/json; charset=utf-8').send(output.body(event.usage));
+        }
       }
     }
   }
@@ -61,30 +63,32 @@ export class TextHttpTransport {
     raw.on('close', onClose);
     let writer: SseWriter | null = null;
     try {
-      for await (const event of this.generation.run(key, translated, { subjectId: output.id, signal: upstream.signal })) {
-        let text = '';
-        switch (event.type) {
-          case 'started':
-            reply.hijack();
-            writer = new SseWriter(raw);
-            writer.start({ 'x-request-id': String(request.id) });
-            text = sse(output.start());
-            break;
-          case 'delta':
-            text = sse(output.delta(event.chunk));
-            break;
-          case 'usage':
-            text = sse(output.complete());
-            break;
-          case 'settled':
-            // The last events and the end of the body leave in one write.
-            if (event.complete) writer!.end(sse(output.terminal(event.usage)));
-            break;
-          case 'failed':
-            text = sse([output.error(event.code, event.message)]);
-            break;
+      for await (const events of this.generation.run(key, translated, { subjectId: output.id, signal: upstream.signal })) {
+        for (const event of events) {
+          let text = '';
+          switch (event.type) {
+            case 'started':
+              reply.hijack();
+              writer = new SseWriter(raw);
+              writer.start({ 'x-request-id': String(request.id) });
+              text = sse(output.start());
+              break;
+            case 'delta':
+              text = sse(output.delta(event.chunk));
+              break;
+            case 'usage':
+              text = sse(output.complete());
+              break;
+            case 'settled':
+              // The last events and the end of the body leave in one write.
+              if (event.complete) writer!.end(sse(output.terminal(event.usage)));
+              break;
+            case 'failed':
+              text = sse([output.error(event.code, event.message)]);
+              break;
+          }
+          if (text !== '' && !writer!.write(text)) await writer!.drained();
         }
-        if (text !== '' && !writer!.write(text)) await writer!.drained();
       }
     } finally {
       raw.off('close', onClose);

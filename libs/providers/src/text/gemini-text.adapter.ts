@@ -128,12 +128,14 @@ export class GeminiTextAdapter implements TextProvider {
           // once. They are yielded together.
           const events: GeminiResponse[] = [];
           let start = 0;
-          let boundary: RegExpExecArray | null;
           eventEnd.lastIndex = 0;
           try {
-            while ((boundary = eventEnd.exec(buffer))) {
-              const block = buffer.slice(start, boundary.index);
-              start = eventEnd.lastIndex;
+            // `test`, not `exec`: no match array per event. The blank line that matched ends at
+            // lastIndex: `\r\n\r\n` if those are its last four characters, else `\n\n` or `\r\r`.
+            while (eventEnd.test(buffer)) {
+              const end = eventEnd.lastIndex;
+              const block = buffer.slice(start, end - (buffer.startsWith('\r\n\r\n', end - 4) ? 4 : 2));
+              start = end;
               const event = parseSseBlock(block);
               if (event === null) continue;
               if (event.candidates?.[0]?.finishReason || event.promptFeedback?.blockReason) finished = true;
