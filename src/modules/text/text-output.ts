@@ -36,9 +36,12 @@ export interface TextOutput {
 
 class ChatOutput implements TextOutput {
   private readonly chat: ChatAssembler;
+  /** Only a stream sends the chunks: an unstreamed answer's are dropped, so their JSON is not made. */
+  private readonly streamed: boolean;
 
   constructor(request: TranslatedTextRequest) {
     this.chat = new ChatAssembler(request.model, request.includeUsage);
+    this.streamed = request.stream;
   }
 
   get id(): string {
@@ -51,7 +54,8 @@ class ChatOutput implements TextOutput {
 
   delta(chunk: GeminiResponse): TextFrame[] {
     const out = this.chat.push(chunk);
-    return out ? [{ kind: 'data', payload: out, json: this.chat.contentChunkJson(out) }] : [];
+    if (!out) return [];
+    return [this.streamed ? { kind: 'data', payload: out, json: this.chat.contentChunkJson(out) } : { kind: 'data', payload: out }];
   }
 
   complete(): TextFrame[] {
