@@ -23,11 +23,7 @@ export type TextEvent =
   | { type: 'delta'; chunk: GeminiResponse; text: string }
   /** A function call the model made in the delta just yielded, whole (Gemini never sends half a call). */
   | { type: 'tool_call'; call: GeminiFunctionCall }
-  /**
-   * The upstream finished; this usage is charged. The last output (e.g. closing items) goes out
-   * now, before `settled`. A streamed answer is charged after this event; an unstreamed one as
-   * soon as its usage is known, so the charge is in flight while the consumer translates it.
-   */
+  /** The upstream finished; this usage is charged next. The last output (e.g. closing items) goes out now, before the charge. */
   | { type: 'usage'; usage: TokenUsage }
   /**
    * The wallet was charged. `complete`: the answer ended and may be terminated (`[DONE]`, the

@@ -150,13 +150,9 @@ export class TextGenerationUseCase {
     const events: TextEvent[] = [{ type: 'started', holdId: prepared.holdId }, ...this.deltas(prepared, [answer])];
     const usage = this.usageOf(prepared, true);
     events.push({ type: 'usage', usage });
-    // The charge leaves for the database at once, and the transport translates the answer while
-    // it is in flight (translation cannot fail); 'settled' still waits for it. Should the database
-    // stay unreachable, the answer is not sent (503), so nothing is owed.
-    const settling = this.settle(prepared, usage, 'release');
-    settling.catch(() => undefined); // awaited below; handled here too, should the consumer stop early
     yield events;
-    await settling;
+    // Should the database stay unreachable, the answer is not sent (503), so nothing is owed.
+    await this.settle(prepared, usage, 'release');
     yield [{ type: 'settled', usage, complete: true }];
   }
 

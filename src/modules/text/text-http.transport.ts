@@ -38,16 +38,12 @@ export class TextHttpTransport {
    * it runs to its end and is settled on its usage, as the upstream bills it.
    */
   private async json(key: AuthenticatedKey, translated: TranslatedTextRequest, output: TextOutput, reply: FastifyReply): Promise<void> {
-    // The body is serialized at 'usage', while the charge is in flight; it leaves once settled.
-    let body = '';
     for await (const events of this.generation.run(key, translated, { subjectId: output.id })) {
       for (const event of events) {
         if (event.type === 'delta') output.delta(event.chunk);
-        else if (event.type === 'usage') {
-          output.complete();
-          body = JSON.stringify(output.body(event.usage));
-        } else if (event.type === 'settled') {
-          await reply.status(200).header('content-type', 'application/json; charset=utf-8').send(body);
+        else if (event.type === 'usage') output.complete();
+        else if (event.type === 'settled') {
+          await reply.status(200).header('content-type', 'application/json; charset=utf-8').send(output.body(event.usage));
         }
       }
     }
