@@ -1,10 +1,8 @@
 import 'reflect-metadata';
-import { createRequire } from 'node:module';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Expose, Transform, Type } from 'class-transformer';
-import type { MetadataStorage as TransformerMetadataStorage } from 'class-transformer/types/MetadataStorage.js';
-import { getMetadataStorage, IsObject, IsString, Validate, ValidateNested, ValidatorConstraint, type ValidatorConstraintInterface, ValidationTypes } from 'class-validator';
+import { IsObject, IsString, Validate, ValidateNested, ValidatorConstraint, type ValidatorConstraintInterface, ValidationTypes } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata.js';
 import fc from 'fast-check';
 import { DomainError } from '../../libs/common/index.js';
@@ -18,7 +16,7 @@ import { RegisterGcsPrefixDto } from '../modules/video/gcs-prefix.controller.js'
 import { CreateVideoTaskDto } from '../modules/video/dto/create-video-task.dto.js';
 import { CreateWebhookEndpointDto } from '../modules/webhooks/dto/create-webhook-endpoint.dto.js';
 import { UpdateWebhookEndpointDto } from '../modules/webhooks/dto/update-webhook-endpoint.dto.js';
-import { acceptIfValid, isCompiled } from './compiled-validator.js';
+import { acceptIfValid, isCompiled, transformerMetadata, validationMetadatasOf } from './compiled-validator.js';
 import { StrictValidationPipe } from './validation.pipe.js';
 
 type DtoClass = new () => object;
@@ -47,12 +45,10 @@ const BODY_DTOS: DtoClass[] = [
   RegisterGcsPrefixDto,
 ];
 
-const transformerMetadata = (createRequire(import.meta.url)('class-transformer/cjs/storage') as { defaultMetadataStorage: TransformerMetadataStorage })
-  .defaultMetadataStorage;
 
 function rulesByField(type: DtoClass): Map<string, ValidationMetadata[]> {
   const byField = new Map<string, ValidationMetadata[]>();
-  for (const metadata of getMetadataStorage().getTargetValidationMetadatas(type, undefined as unknown as string, false, false, undefined)) {
+  for (const metadata of validationMetadatasOf(type)) {
     byField.set(metadata.propertyName, [...(byField.get(metadata.propertyName) ?? []), metadata]);
   }
   return byField;

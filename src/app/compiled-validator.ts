@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { TransformationType } from 'class-transformer';
 import type { MetadataStorage as TransformerMetadataStorage } from 'class-transformer/types/MetadataStorage.js';
 import { getMetadataStorage, type ValidationArguments, ValidationTypes, type ValidatorConstraintInterface } from 'class-validator';
+import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata.js';
 
 /*
  * The fast path of StrictValidationPipe for bodies that are valid. For each DTO class it is
@@ -14,7 +15,7 @@ import { getMetadataStorage, type ValidationArguments, ValidationTypes, type Val
  */
 
 /** class-transformer keeps @Type/@Transform/@Expose/@Exclude here; plainToInstance reads the same object. */
-const transformerMetadata = (createRequire(import.meta.url)('class-transformer/cjs/storage') as { defaultMetadataStorage: TransformerMetadataStorage })
+export const transformerMetadata = (createRequire(import.meta.url)('class-transformer/cjs/storage') as { defaultMetadataStorage: TransformerMetadataStorage })
   .defaultMetadataStorage;
 
 type DtoClass = new () => object;
@@ -78,10 +79,14 @@ function compiledFor(type: DtoClass, compiling = new Set<DtoClass>()): Compiled 
   return compiled;
 }
 
+/** The very list validate() uses for an instance of `type` (inherited rules included) without groups. */
+export function validationMetadatasOf(type: DtoClass): ValidationMetadata[] {
+  return getMetadataStorage().getTargetValidationMetadatas(type, undefined as unknown as string, false, false, undefined);
+}
+
 function compile(type: DtoClass, compiling: Set<DtoClass>): Compiled | null {
   const storage = getMetadataStorage();
-  // The very list validate() uses for an instance of `type` (inherited rules included) without groups.
-  const metadatas = storage.getTargetValidationMetadatas(type, undefined as unknown as string, false, false, undefined);
+  const metadatas = validationMetadatasOf(type);
   if (metadatas.length === 0) return null; // forbidUnknownValues refuses such an instance
   if (transformerMetadata.getStrategy(type) !== 'none' || transformerMetadata.getExposedMetadatas(type).length > 0 || transformerMetadata.getExcludedMetadatas(type).length > 0) {
     return null;
