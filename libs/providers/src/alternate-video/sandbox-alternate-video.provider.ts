@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { Logger } from '@nestjs/common';
 import { Webhook } from 'standardwebhooks';
 import { ProviderAdapterFor, SANDBOX_ADAPTER } from '../capabilities.js';
 import { parseSandboxDirectives } from '../sandbox/directives.js';
+import { FfmpegPresence } from '../sandbox/ffmpeg-presence.js';
 import { renderTestClip } from '../video/sandbox-video.provider.js';
 import {
   ALTERNATE_VIDEO_CAPABILITY,
@@ -59,14 +59,18 @@ export class SandboxAlternateVideoProvider implements AlternateVideoProvider {
   private readonly logger = new Logger('SandboxAlternateVideo');
   private readonly timers = new Set<NodeJS.Timeout>();
 
-  constructor(private readonly options: SandboxAlternateOptions) {}
+  private readonly ffmpeg: FfmpegPresence;
+
+  constructor(private readonly options: SandboxAlternateOptions) {
+    this.ffmpeg = new FfmpegPresence(options.ffmpegPath);
+  }
 
   credentialled(): boolean {
     return true;
   }
 
   available(): boolean {
-    return this.options.ffmpegPath !== null && existsSync(this.options.ffmpegPath);
+    return this.ffmpeg.available;
   }
 
   close(): void {

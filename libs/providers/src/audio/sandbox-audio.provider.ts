@@ -1,7 +1,7 @@
-import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ProviderAdapterFor, SANDBOX_ADAPTER } from '../capabilities.js';
 import { parseSandboxDirectives, type SandboxDirectives } from '../sandbox/directives.js';
+import { FfmpegPresence } from '../sandbox/ffmpeg-presence.js';
 import { AUDIO_CAPABILITY, AUDIO_MODEL_IDS, SpeechStreamError } from './audio-provider.js';
 import type { AudioProvider, RecoverOutcome, SpeechJobSpec, StreamOutcome, SynthesisOutcome, VoiceInfo, VoicePage, VoiceQuery } from './audio-provider.js';
 import { encodeMp3, encodeMp3Whole } from './mp3-encoder.js';
@@ -21,8 +21,6 @@ const ENCODE_GRACE_MS = 30_000;
 const MAX_COUNTED_TASKS = 10_000;
 /** The upstream's dialogue limit (upstreams.md §2.4). */
 const MAX_DIALOGUE_VOICES = 10;
-/** How long `available()` trusts its last look at the ffmpeg binary. */
-const FFMPEG_CHECK_INTERVAL_MS = 1000;
 /** What a preview says: 33 characters, 2.2 s. */
 const PREVIEW_TEXT = 'Hello there, this is how I sound.';
 
@@ -44,26 +42,18 @@ export class SandboxAudioProvider implements AudioProvider {
   readonly submissions = new Map<string, number>();
   /** One sample per catalogue voice at most: the key set is the catalogue's. */
   private readonly previews = new Map<string, Promise<Buffer>>();
-  private ffmpegFound = false;
-  private ffmpegCheckedUntil = 0;
+  private readonly ffmpeg: FfmpegPresence;
 
-  constructor(private readonly options: SandboxAudioOptions) {}
+  constructor(private readonly options: SandboxAudioOptions) {
+    this.ffmpeg = new FfmpegPresence(options.ffmpegPath);
+  }
 
   credentialled(): boolean {
     return true;
   }
 
-  /**
-   * Whether ffmpeg is there, looked at most once a second: every creation asks (a synchronous
-   * `stat` each was about 1% of the gateway's CPU under audio creations).
-   */
   available(): boolean {
-    const now = Date.now();
-    if (now >= this.ffmpegCheckedUntil) {
-      this.ffmpegFound = this.options.ffmpegPath !== null && existsSync(this.options.ffmpegPath);
-      this.ffmpegCheckedUntil = now + FFMPEG_CHECK_INTERVAL_MS;
-    }
-    return this.ffmpegFound;
+    return this.ffmpeg.available;
   }
 
   async synthesize(spec: SpeechJobSpec): Promise<SynthesisOutcome> {

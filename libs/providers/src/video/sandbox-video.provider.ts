@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { ProviderAdapterFor, SANDBOX_ADAPTER } from '../capabilities.js';
 import { parseSandboxDirectives } from '../sandbox/directives.js';
+import { FfmpegPresence } from '../sandbox/ffmpeg-presence.js';
 import {
   frameSize,
   type LookupOutcome,
@@ -41,14 +41,18 @@ export class SandboxVideoProvider implements VideoProvider {
   /** Submissions seen per task in this process (tests assert "never sent again"). */
   readonly submissions = new Map<string, number>();
 
-  constructor(private readonly options: SandboxVideoOptions) {}
+  private readonly ffmpeg: FfmpegPresence;
+
+  constructor(private readonly options: SandboxVideoOptions) {
+    this.ffmpeg = new FfmpegPresence(options.ffmpegPath);
+  }
 
   credentialled(): boolean {
     return true;
   }
 
   available(): boolean {
-    return this.options.ffmpegPath !== null && existsSync(this.options.ffmpegPath);
+    return this.ffmpeg.available;
   }
 
   async submit(request: VideoGenerationRequest): Promise<SubmitOutcome> {
