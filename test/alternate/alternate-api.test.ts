@@ -127,6 +127,10 @@ describe('alternate video API (sandbox): validation, code table, shared endpoint
     assert.equal(answer.status, 401);
     assert.equal(answer.body.error_code, 'provider.unauthorized');
     assert.deepEqual(answer.body.error_params, { provider: 'kling', status: 401 });
+    // Before the body's bound too (the global key guard runs before the route's body guard).
+    const crowded = await createAlt(t, { key: 'svc_live_nope' }, { prompt: 'x', image: { nested: true } });
+    assert.equal(crowded.status, 401);
+    assert.equal(crowded.body.error_code, 'provider.unauthorized');
   });
 
   it('answers 402 provider.insufficient_balance when the wallet cannot hold the price: no task', async () => {

@@ -78,6 +78,10 @@ describe('audio generations API: validation, money, idempotency, ownership', () 
     const unauthorized = await createAudio(t, { key: 'svc_test_nope' }, speechBody());
     assert.equal(unauthorized.status, 401);
     assert.equal(unauthorized.body.error.code, 'audio.unauthorized');
+    // The key is judged before the body's bound (the global guard runs before the route's).
+    const crowded = await createAudio(t, { key: 'svc_test_nope' }, { ...speechBody(), dialogue: Array.from({ length: 101 }, () => ({ text: 'a', voiceId: 'x' })) });
+    assert.equal(crowded.status, 401);
+    assert.equal(crowded.body.error.code, 'audio.unauthorized');
     const poor = await createAccount(t, { environment: 'test' });
     const before = await footprint(t, poor);
     const answer = await createAudio(t, poor, speechBody(), { 'idempotency-key': 'poor-1' });

@@ -1,4 +1,4 @@
-import { Body, Controller, Headers, HttpCode, Post, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiBody, ApiExtraModels, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequestErrorCode } from '../../../libs/common/index.js';
@@ -6,7 +6,7 @@ import { ApiErrors } from '../../app/openapi-errors.js';
 import { namedSchema } from '../../app/openapi-schemas.js';
 import { ApiKeyRoute, type AuthenticatedKey, CurrentKey, Public } from '../identity/index.js';
 import { ALTERNATE_CALLBACK_BODY_LIMIT } from './alternate.constants.js';
-import { AlternateBodyBoundInterceptor } from './alternate-body-bound.interceptor.js';
+import { AlternateBodyBoundGuard } from './alternate-body-bound.guard.js';
 import { AlternateCallbackHandler } from './alternate-callbacks.js';
 import { AlternateTaskService } from './alternate-task.service.js';
 import { AlternateErrorCode as Code } from './alternate-errors.js';
@@ -33,7 +33,7 @@ export class AlternateVideoController {
   @HttpCode(200)
   // Base64 images (up to 10 MiB each) make bodies as large as the text operations'.
   @RouteConfig({ bodyLimit: 'text' })
-  @UseInterceptors(AlternateBodyBoundInterceptor)
+  @UseGuards(AlternateBodyBoundGuard)
   @ApiOperation({
     summary: 'Create an alternate-provider (Kling) video task; the upstream is asked synchronously. Poll it at GET /v1/contents/generations/tasks/{id}',
   })

@@ -1,4 +1,4 @@
-import { Body, Controller, Headers, HttpCode, Post, Req, Res, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AUDIO_CONTENT_TYPES } from '../../../libs/providers/index.js';
@@ -7,7 +7,7 @@ import { ApiKeyRoute, type AuthenticatedKey, CurrentKey } from '../identity/inde
 import { AudioErrorCode as Code } from './audio-errors.js';
 import { AUDIO_REQUEST_REFUSALS } from './audio.openapi.js';
 import { AudioSpeechService } from './audio-speech.service.js';
-import { AUDIO_REQUEST_SHAPE, BodyBoundInterceptor } from './body-bound.interceptor.js';
+import { AUDIO_REQUEST_SHAPE, BodyBoundGuard } from './body-bound.guard.js';
 import { CreateSpeechDto } from './dto/create-audio-generation.dto.js';
 
 @ApiTags('audio')
@@ -19,7 +19,7 @@ export class AudioSpeechController {
 
   @Post('speech')
   @HttpCode(200)
-  @UseInterceptors(new BodyBoundInterceptor(AUDIO_REQUEST_SHAPE))
+  @UseGuards(new BodyBoundGuard(AUDIO_REQUEST_SHAPE))
   @ApiOperation({
     summary: 'Speak a text_to_speech request as a chunked audio stream',
     description:

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { Page } from '../../../libs/common/index.js';
@@ -8,7 +8,7 @@ import { AudioErrorCode as Code } from './audio-errors.js';
 import { AudioGenerationService } from './audio-generation.service.js';
 import { parseIdempotencyKey } from './audio-idempotency.js';
 import { AUDIO_LIST_REFUSALS, AUDIO_NOT_FOUND, AUDIO_REQUEST_REFUSALS } from './audio.openapi.js';
-import { AUDIO_REQUEST_SHAPE, BodyBoundInterceptor } from './body-bound.interceptor.js';
+import { AUDIO_REQUEST_SHAPE, BodyBoundGuard } from './body-bound.guard.js';
 import { AudioEstimateDto, AudioModelListDto, AudioTaskPageDto, AudioTaskResponseDto } from './audio-task.resource.js';
 import { AudioTaskService } from './audio-task.service.js';
 import { CreateAudioGenerationDto, ListAudioGenerationsQueryDto } from './dto/create-audio-generation.dto.js';
@@ -31,7 +31,7 @@ export class AudioController {
 
   @Post('generations')
   @HttpCode(200)
-  @UseInterceptors(new BodyBoundInterceptor(AUDIO_REQUEST_SHAPE))
+  @UseGuards(new BodyBoundGuard(AUDIO_REQUEST_SHAPE))
   @ApiOperation({ summary: 'Create a speech or dialogue task; poll it until succeeded or failed' })
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiOkResponse({ type: AudioTaskResponseDto, description: 'The task; `Idempotency-Replay: true` when the key had already created it' })
@@ -69,7 +69,7 @@ export class AudioController {
 
   @Post('estimate')
   @HttpCode(200)
-  @UseInterceptors(new BodyBoundInterceptor(AUDIO_REQUEST_SHAPE))
+  @UseGuards(new BodyBoundGuard(AUDIO_REQUEST_SHAPE))
   @ApiOperation({ summary: 'What a generation request would cost: the same validation, no hold, no task' })
   @ApiOkResponse({ type: AudioEstimateDto })
   @ApiErrors(400, AUDIO_REQUEST_REFUSALS, { summary: 'the creation refusals' })

@@ -1,8 +1,8 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, ApiKeyUnauthorized } from '../../../app/openapi-errors.js';
 import { ApiKeyRoute, type AuthenticatedKey, CurrentKey } from '../../identity/index.js';
-import { BodyBoundInterceptor, VOICE_IMPORT_SHAPE } from '../body-bound.interceptor.js';
+import { BodyBoundGuard, VOICE_IMPORT_SHAPE } from '../body-bound.guard.js';
 import { ImportVoiceDto } from './dto/import-voice.dto.js';
 import { type VoiceLibraryRequest, VoiceLibraryQueryPipe } from './dto/voice-library.query.js';
 import { VoiceErrorCode as Code } from './voice-errors.js';
@@ -44,7 +44,7 @@ export class VoicesController {
 
   @Post('voices/import')
   @HttpCode(200)
-  @UseInterceptors(new BodyBoundInterceptor(VOICE_IMPORT_SHAPE))
+  @UseGuards(new BodyBoundGuard(VOICE_IMPORT_SHAPE))
   @ApiOperation({ summary: 'Save an official voice as a favourite (no clone, no transfer); importing it again updates the alias' })
   @ApiOkResponse({ type: SavedVoiceResponseDto })
   @ApiErrors(400, [Code.VoiceUnsupported, 'audio.invalid_field', 'audio.unknown_field'])

@@ -1,5 +1,4 @@
-import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
-import type { Observable } from 'rxjs';
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { AlternateErrorCode, alternateInvalid } from './alternate-errors.js';
 
 /** Every field of the creation request; none is an object or a list. */
@@ -13,11 +12,11 @@ const MAX_KEYS = 16;
  * event loop for five seconds; this route's body limit is 32 MiB). A body with more than 16 keys
  * is answered with the 400 the pipe would give for its first unknown key; a field whose value is an
  * object or a list (no field of this request is) is answered as the wrong type, before anything
- * walks it. Every other body passes untouched to the pipe.
+ * walks it. Every other body passes untouched to the pipe. A guard, as audio's BodyBoundGuard (why there).
  */
 @Injectable()
-export class AlternateBodyBoundInterceptor implements NestInterceptor {
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+export class AlternateBodyBoundGuard implements CanActivate {
+  canActivate(context: ExecutionContext): true {
     const body: unknown = context.switchToHttp().getRequest<{ body?: unknown }>().body;
     if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
       const keys = Object.keys(body);
@@ -30,6 +29,6 @@ export class AlternateBodyBoundInterceptor implements NestInterceptor {
         if (FIELDS.has(key) && typeof value === 'object' && value !== null) throw alternateInvalid(key, 'must be a string or a number as documented, not an object or a list');
       }
     }
-    return next.handle();
+    return true;
   }
 }

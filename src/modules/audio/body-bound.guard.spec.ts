@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { CallHandler, ExecutionContext } from '@nestjs/common';
-import { of } from 'rxjs';
+import type { ExecutionContext } from '@nestjs/common';
 import { DomainError } from '../../../libs/common/index.js';
-import { AUDIO_REQUEST_SHAPE, BodyBoundInterceptor, VOICE_IMPORT_SHAPE } from './body-bound.interceptor.js';
+import { AUDIO_REQUEST_SHAPE, BodyBoundGuard, VOICE_IMPORT_SHAPE } from './body-bound.guard.js';
 
 const contextFor = (body: unknown): ExecutionContext => ({ switchToHttp: () => ({ getRequest: () => ({ body }) }) }) as unknown as ExecutionContext;
 
@@ -22,11 +21,10 @@ const crowded = (n: number, first: Record<string, unknown> = {}): Record<string,
 
 const speech = { model: 'voice_v4', mode: 'text_to_speech', prompt: 'Hi', controls: { voiceId: 'P7HORSO8SSRA0uiYErvs' } };
 
-describe('BodyBoundInterceptor', () => {
-  const audio = new BodyBoundInterceptor(AUDIO_REQUEST_SHAPE);
-  const next: CallHandler = { handle: () => of('handled') };
+describe('BodyBoundGuard', () => {
+  const audio = new BodyBoundGuard(AUDIO_REQUEST_SHAPE);
 
-  const refusals: Array<[string, BodyBoundInterceptor, unknown, string, string]> = [
+  const refusals: Array<[string, BodyBoundGuard, unknown, string, string]> = [
     ['a dialogue of 101 entries (none read)', audio, { model: 'voice_v9', mode: 'text_to_dialogue', dialogue: untouchable(101) }, 'audio.invalid_field', 'dialogue: must contain no more than 100 elements'],
     ['a dialogue of 30,000 entries (none read)', audio, { dialogue: untouchable(30_000) }, 'audio.invalid_field', 'dialogue: must contain no more than 100 elements'],
     ['60,000 unknown top-level keys', audio, crowded(60_000, speech), 'audio.unknown_field', 'k0: unknown field'],
@@ -36,12 +34,12 @@ describe('BodyBoundInterceptor', () => {
     ['a crowded object as the seed', audio, { ...speech, providerOptions: { voice: { seed: crowded(100) } } }, 'audio.invalid_field', 'providerOptions.voice.seed: must be an integer number'],
     ['a crowded dialogue line', audio, { model: 'voice_v4', mode: 'text_to_dialogue', dialogue: [{ text: 'a', voiceId: 'x' }, crowded(100, { text: 'b' })] }, 'audio.unknown_field', 'dialogue.1.k0: unknown field'],
     ['a crowded object as the dialogue', audio, { model: 'voice_v4', mode: 'text_to_dialogue', dialogue: crowded(100) }, 'audio.invalid_field', 'dialogue: must be an array'],
-    ['a crowded voice import', new BodyBoundInterceptor(VOICE_IMPORT_SHAPE), crowded(100, { voiceId: 'x', alias: 'y' }), 'audio.unknown_field', 'k0: unknown field'],
+    ['a crowded voice import', new BodyBoundGuard(VOICE_IMPORT_SHAPE), crowded(100, { voiceId: 'x', alias: 'y' }), 'audio.unknown_field', 'k0: unknown field'],
   ];
-  for (const [name, interceptor, body, code, message] of refusals) {
+  for (const [name, guard, body, code, message] of refusals) {
     it(`refuses ${name} before the pipe: 400 ${code} "${message}"`, () => {
       assert.throws(
-        () => interceptor.intercept(contextFor(body), next),
+        () => guard.canActivate(contextFor(body)),
         (error: unknown) => {
           assert.ok(error instanceof DomainError, String(error));
           assert.deepEqual([error.status, error.code, error.message], [400, code, message]);
@@ -64,9 +62,7 @@ describe('BodyBoundInterceptor', () => {
       ['a string', 'text'],
     ];
     for (const [name, body] of bodies) {
-      let handled = false;
-      audio.intercept(contextFor(body), { handle: () => ((handled = true), of('handled')) });
-      assert.equal(handled, true, name);
+      assert.equal(audio.canActivate(contextFor(body)), true, name);
     }
   });
 });
