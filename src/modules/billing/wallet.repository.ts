@@ -77,7 +77,7 @@ export const HOLD: NamedStatement = { name: 'svc_wallet_hold_async', text: holdS
 const HOLD_IN_TRANSACTION = holdStatement();
 
 /** A resolution, with its hold's subject type (read as the hold was before it: it never changes). */
-const RESOLVE = {
+export const RESOLVE: NamedStatement = {
   name: 'svc_wallet_resolve_hold',
   text: 'SELECT r.*, (SELECT h.subject_type FROM hold h WHERE h.id = $1) AS subject_type FROM svc_resolve_hold($1, $2, $3) AS r',
 };
