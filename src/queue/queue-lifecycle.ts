@@ -60,10 +60,11 @@ export class QueueLifecycle implements OnApplicationBootstrap, BeforeApplication
           const stopTimer = this.metrics.jobDuration.startTimer(labels);
           try {
             const result: unknown = await process(job, token);
-            this.metrics.jobs.inc({ ...labels, outcome: 'completed' });
+            // The outcome before the spread: properties after a spread are slow on Node 20 (paid-task-columns.ts).
+            this.metrics.jobs.inc({ outcome: 'completed', ...labels });
             return result;
           } catch (error) {
-            this.metrics.jobs.inc({ ...labels, outcome: 'failed' });
+            this.metrics.jobs.inc({ outcome: 'failed', ...labels });
             throw error;
           } finally {
             stopTimer();

@@ -350,8 +350,17 @@ const holdOf = (input: AudioCreationInput): HoldInput => ({
 
 const withHold = (row: AudioTaskEntity, holdId: string): AudioTaskEntity => Object.assign(new AudioTaskEntity(), row, { holdId });
 
-const idempotencyRecord = (input: AudioCreationInput): AudioIdempotencyEntity =>
-  Object.assign(new AudioIdempotencyEntity(), { ...input.scope!, requestHash: input.hash, taskId: input.row.id, createdAt: input.row.createdAt });
+/** Field by field: a spread of the scope followed by three properties took ~1.3 µs on Node 20 (paid-task-columns.ts). */
+function idempotencyRecord(input: AudioCreationInput): AudioIdempotencyEntity {
+  const record = new AudioIdempotencyEntity();
+  record.apiKeyId = input.scope!.apiKeyId;
+  record.endpoint = input.scope!.endpoint;
+  record.key = input.scope!.key;
+  record.requestHash = input.hash;
+  record.taskId = input.row.id;
+  record.createdAt = input.row.createdAt;
+  return record;
+}
 
 const tooManyPending = (max: number): DomainError =>
   new DomainError(429, AudioErrorCode.TooManyPending, `this API key already has ${max} unfinished audio tasks; poll them and try again`, { 'retry-after': '5' });

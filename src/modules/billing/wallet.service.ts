@@ -256,7 +256,7 @@ export class WalletService {
     if (found) {
       this.noteExcess(holdId, found);
       this.noteCaptured(found);
-      return { ...found, lost: false };
+      return withLost(found, false);
     }
     if (!heldFor) return null;
     const lost = await this.wallets.chargeLostHold(holdId, heldFor, measuredMicros, status);
@@ -275,7 +275,7 @@ export class WalletService {
         uncollectedUsd: microsToUsd(lost.uncollectedMicros),
       });
     }
-    return { ...lost, lost: true };
+    return withLost(lost, true);
   }
 
   /** Money a resolution charged, by the hold's subject type. */
@@ -331,6 +331,9 @@ export class WalletService {
 function insufficientBalance(amountMicros: bigint): DomainError {
   return new DomainError(402, CommonErrorCode.InsufficientBalance, `insufficient balance: this request needs up to ${microsToUsd(amountMicros)} USD available`);
 }
+
+/** The resolution with whether its hold was lost; `lost` first: properties after a spread are slow on Node 20 (paid-task-columns.ts). */
+const withLost = (resolution: ResolvedHold, lost: boolean): ResolvedHold & { lost: boolean } => ({ lost, ...resolution });
 
 function toLedgerEntry(row: LedgerEntryEntity): LedgerEntry {
   const { id, workspaceId, environment, kind, amountMicros, holdId, subjectType, subjectId, reference, createdAt } = row;
