@@ -24,7 +24,10 @@
 // BENCH_ACCOUNTS (1 = every request on one wallet row; N rotates requests over N workspaces),
 // PORTKEY_ANCHOR_DIR, PORTKEY_DIR, SKIP_PORTKEY=1, BENCH_CPU_PROF=1 (profile our gateway into
 // bench/results/text/prof), BENCH_TIMEOUT_S (900), CREATIONS ("video audio"; "" skips them),
-// API_KEY_CACHE_TTL_MS (the gateway's; 0 turns its key cache off, to compare).
+// API_KEY_CACHE_TTL_MS (the gateway's; 0 turns its key cache off, to compare), BENCH_ROUNDS (1:
+// the loads, creations and probes once; N: N times on the same processes, each round's tables
+// printed, and the targets judged on the median of the N rounds' ratios, which a run-to-run spread
+// of ±10% on this kind of host otherwise flips for figures near their line).
 // Results: bench/results/text/<time>.{json,md}.
 import autocannon, { type Result } from 'autocannon';
 import { type ChildProcess, fork, spawn, spawnSync } from 'node:child_process';
@@ -56,6 +59,9 @@ const ANCHOR_DIR = resolve(process.env.PORTKEY_ANCHOR_DIR ?? join(ROOT, '../shar
 const PORTKEY_DIR = resolve(process.env.PORTKEY_DIR ?? join(ROOT, '.build/portkey-anchor'));
 const OUT_DIR = join(ROOT, 'bench/results/text');
 const STAMP = new Date().toISOString().replace(/[:.]/g, '-');
+
+/** Rounds of the measurement on the same processes; the targets are judged on the medians. */
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
 
 const CREATIONS = (process.env.CREATIONS ?? 'video audio').split(/\s+/).filter(Boolean) as Array<'video' | 'audio'>;
 
@@ -457,6 +463,39 @@ async function probe(direct: Target, gateway: Target, stream: boolean, n: number
   return result;
 }
 
+// ---------------------------------------------------------------- creations
+
+/** The creation loads' targets on our gateway (a test-mode key), each checked once with one request. */
+async function prepareCreations(info: GatewayInfo, pid: number): Promise<Record<'video' | 'audio', Target>> {
+  const testKey = { 'content-type': 'application/json', authorization: `Bearer ${info.testKey}` };
+  const voices = (await (await fetch(`${info.url}/v1/audio/voice-library?page=0`, { headers: testKey })).json()) as { voices?: Array<{ id: string; models: string[] }> };
+  const voiceId = voices.voices?.find((v) => v.models.includes('voice_v4'))?.id;
+  const targets: Record<'video' | 'audio', Target> = {
+    video: {
+      name: 'video-creations',
+      url: `${info.url}/v1/contents/generations/tasks`,
+      headers: testKey,
+      body: () => JSON.stringify({ model: 'vendor-omni-1.1-flash-preview', prompt: 'benchmark clip', controls: { duration: 3, resolution: '720p' } }),
+      pid,
+    },
+    audio: {
+      name: 'audio-creations',
+      url: `${info.url}/v1/audio/generations`,
+      headers: testKey,
+      body: () => JSON.stringify({ model: 'voice_v4', mode: 'text_to_speech', prompt: 'The quick brown fox jumps over the lazy dog.', controls: { voiceId, outputFormat: 'mp3_44100_128' } }),
+      pid,
+      idempotent: true,
+      keys: info.audioKeys,
+    },
+  };
+  for (const kind of CREATIONS) {
+    const target = targets[kind];
+    const check = await fetch(target.url, { method: 'POST', headers: { ...target.headers, 'idempotency-key': randomUUID() }, body: target.body(false) });
+    if (check.status !== 200) throw new Error(`${kind} creation smoke request failed: ${check.status} ${(await check.text()).slice(0, 400)}`);
+  }
+  return targets;
+}
+
 // ---------------------------------------------------------------- checks
 
 async function smoke(target: Target, stream: boolean): Promise<void> {
@@ -471,13 +510,30 @@ async function smoke(target: Target, stream: boolean): Promise<void> {
 const fmt = (x: number | null | undefined, digits = 0) => (x === null || x === undefined || Number.isNaN(x) ? '–' : x.toFixed(digits));
 const mark = (ok: boolean | null) => (ok === null ? 'n/a' : ok ? 'MET' : 'NOT MET');
 
-function report(rows: LoadRow[], probes: Probe[], environment: Record<string, string>): string {
-  const row = (t: Target['name'], mode: string, c: number) => rows.find((r) => r.target === t && r.mode === mode && r.conns === c);
+/** One round's measurements. */
+interface Round {
+  rows: LoadRow[];
+  probes: Probe[];
+}
+
+function report(rounds: Round[], environment: Record<string, string>): string {
   let out = `### Gateway benchmark (text and creations), ${environment.date}\n\n`;
   out += Object.entries(environment)
     .map(([k, v]) => `- ${k}: ${v}`)
     .join('\n');
-  out += `\n\nLoad (autocannon ${DUR} s after ${WARM} s warm-up; latency in ms, whole-ms resolution; CPU = the gateway process's user+sys per request; RSS = peak VmRSS sampled every 100 ms during the load):\n\n`;
+  rounds.forEach((round, i) => {
+    if (rounds.length > 1) out += `\n\n#### Round ${i + 1} of ${rounds.length}`;
+    out += roundTables(round);
+  });
+  if (rounds.length === 1) out += `\nTargets (issue 17):\n\n${targetTable(rounds)}`;
+  else out += `\nTargets (issue 17), judged on the median of the ${rounds.length} rounds (ours, compared with and ratio are medians; each round's ratio after them):\n\n${targetTable(rounds)}`;
+  return out;
+}
+
+/** The load, one-client and creation tables of one round. */
+function roundTables({ rows, probes }: Round): string {
+  const row = (t: Target['name'], mode: string, c: number) => rows.find((r) => r.target === t && r.mode === mode && r.conns === c);
+  let out = `\n\nLoad (autocannon ${DUR} s after ${WARM} s warm-up; latency in ms, whole-ms resolution; CPU = the gateway process's user+sys per request; RSS = peak VmRSS sampled every 100 ms during the load):\n\n`;
   out += '| mode | clients | ours req/s | ours p50 / p99 | ours CPU µs/req (sys) | PostgreSQL CPU µs/req | ours RSS MB | Portkey req/s | Portkey p50 / p99 | Portkey CPU µs/req (sys) | Portkey RSS MB | ratio ours/Portkey | direct upstream req/s (Gemini fake / OpenAI fake) | failures (ours/Portkey) |\n';
   out += '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n';
   for (const mode of MODES) {
@@ -507,75 +563,185 @@ function report(rows: LoadRow[], probes: Probe[], environment: Record<string, st
       out += `| ${c.target} | ${c.conns} | ${fmt(c.rps)} | ${c.p50} / ${c.p99} | ${fmt(c.cpuUsPerReq)} (${fmt(c.sysUsPerReq)}) | ${fmt(c.pgCpuUsPerReq)} | ${fmt(c.failures)} |\n`;
     }
   }
-  out += `\nTargets (issue 17):\n\n${targetTable(rows, probes)}`;
   return out;
 }
 
-/** Issue 17's target table: one line per figure, each a ratio measured in this run, MET / NOT MET. */
-function targetTable(rows: LoadRow[], probes: Probe[]): string {
+/** One target figure of one round: ours, what it is compared with, and whether it is met. */
+interface Figure {
+  figure: string;
+  ours: number | null;
+  theirs: number | null;
+  ratio: number | null;
+  target: string;
+  /** How ours and theirs are written (their unit). */
+  show: (x: number | null) => string;
+  /** After "compared with" (what the comparison is). */
+  theirsNote?: string;
+  met: (ratio: number | null, ours: number | null) => boolean | null;
+}
+
+/** Issue 17's figures measured in one round: each a ratio to Portkey or to the same round's sync text. */
+function targetFigures({ rows, probes }: Round): Figure[] {
   const row = (t: Target['name'], mode: LoadMode, c: number) => rows.find((r) => r.target === t && r.mode === mode && r.conns === c);
   const probeOf = (g: string, mode: string) => probes.find((p) => p.gateway === g && p.mode === mode);
-  const lines: string[] = [];
-  const line = (figure: string, ours: string, theirs: string, ratio: number | null, target: string, ok: boolean | null) =>
-    lines.push(`| ${figure} | ${ours} | ${theirs} | ${ratio === null ? '–' : `${fmt(ratio, 2)}×`} | ${target} | ${mark(ok)} |`);
   const ratio = (a: number | null | undefined, b: number | null | undefined) => (a && b ? a / b : null);
-  const atMost = (r: number | null, limit: number) => (r === null ? null : r <= limit);
-  const atLeast = (r: number | null, limit: number) => (r === null ? null : r >= limit);
+  const atMost = (limit: number) => (r: number | null) => (r === null ? null : r <= limit);
+  const atLeast = (limit: number) => (r: number | null) => (r === null ? null : r >= limit);
+  const plain = (x: number | null) => fmt(x);
+  const ms = (us: number | null) => (us === null ? '–' : `${fmt(us / 1000, 2)} ms`);
+  const figures: Figure[] = [];
+  const add = (figure: Omit<Figure, 'ratio'>) => figures.push({ ...figure, ratio: ratio(figure.ours, figure.theirs) });
 
   for (const mode of ['nonstream', 'stream'] as const) {
     for (const c of CONNS) {
       const o = row('ours', mode, c);
-      const p = row('portkey', mode, c);
       if (!o) continue;
-      const r = ratio(o.rps, p?.rps);
-      line(`text ${mode === 'stream' ? 'stream' : 'sync'} req/s at ${c} clients`, fmt(o.rps), fmt(p?.rps), r, `≥ ${TARGETS.rpsRatio}× Portkey`, atLeast(r, TARGETS.rpsRatio));
+      add({
+        figure: `text ${mode === 'stream' ? 'stream' : 'sync'} req/s at ${c} clients`,
+        ours: o.rps,
+        theirs: row('portkey', mode, c)?.rps ?? null,
+        target: `≥ ${TARGETS.rpsRatio}× Portkey`,
+        show: plain,
+        met: atLeast(TARGETS.rpsRatio),
+      });
     }
   }
-  const pkSync = probeOf('portkey', 'nonstream');
-  const ns = probeOf('ours', 'nonstream');
-  const st = probeOf('ours', 'stream');
-  const ms = (us: number | undefined) => (us === undefined ? '–' : `${fmt(us / 1000, 2)} ms`);
-  const rAdded = ratio(ns?.addedP50, pkSync?.addedP50);
-  line('added p50 at one client, sync', ms(ns?.addedP50), ms(pkSync?.addedP50), rAdded, `≤ ${TARGETS.addedRatio}× Portkey's added p50`, atMost(rAdded, TARGETS.addedRatio));
-  const rTtfb = ratio(st?.addedTtfbP50, pkSync?.addedP50);
-  line('added TTFB at one client, stream', ms(st?.addedTtfbP50), `${ms(pkSync?.addedP50)} (sync added p50)`, rTtfb, `≤ ${TARGETS.addedRatio}× Portkey's sync added p50`, atMost(rTtfb, TARGETS.addedRatio));
+  const pkSync = probeOf('portkey', 'nonstream')?.addedP50 ?? null;
+  add({
+    figure: 'added p50 at one client, sync',
+    ours: probeOf('ours', 'nonstream')?.addedP50 ?? null,
+    theirs: pkSync,
+    target: `≤ ${TARGETS.addedRatio}× Portkey's added p50`,
+    show: ms,
+    met: atMost(TARGETS.addedRatio),
+  });
+  add({
+    figure: 'added TTFB at one client, stream',
+    ours: probeOf('ours', 'stream')?.addedTtfbP50 ?? null,
+    theirs: pkSync,
+    theirsNote: ' (sync added p50)',
+    target: `≤ ${TARGETS.addedRatio}× Portkey's sync added p50`,
+    show: ms,
+    met: atMost(TARGETS.addedRatio),
+  });
   for (const mode of ['nonstream', 'stream'] as const) {
     for (const c of CONNS) {
       const o = row('ours', mode, c);
-      const p = row('portkey', mode, c);
       if (!o) continue;
-      const r = ratio(o.cpuUsPerReq, p?.cpuUsPerReq);
       const limit = TARGETS.cpuRatio[mode];
-      line(`gateway CPU µs/req, ${mode === 'stream' ? 'stream' : 'sync'} at ${c} clients`, fmt(o.cpuUsPerReq), fmt(p?.cpuUsPerReq), r, `≤ ${limit}× Portkey`, atMost(r, limit));
+      add({
+        figure: `gateway CPU µs/req, ${mode === 'stream' ? 'stream' : 'sync'} at ${c} clients`,
+        ours: o.cpuUsPerReq,
+        theirs: row('portkey', mode, c)?.cpuUsPerReq ?? null,
+        target: `≤ ${limit}× Portkey`,
+        show: plain,
+        met: atMost(limit),
+      });
     }
   }
   const biggest = Math.max(...CONNS);
-  const oRss = row('ours', 'stream', biggest)?.peakRssMb;
-  const pRss = row('portkey', 'stream', biggest)?.peakRssMb;
-  const rRss = ratio(oRss, pRss);
-  line(
-    `gateway RSS at ${biggest} streaming clients`,
-    `${fmt(oRss)} MB`,
-    `${fmt(pRss)} MB`,
-    rRss,
-    `≤ ${TARGETS.rssRatio}× Portkey and ≤ ${TARGETS.rssMb} MB`,
-    oRss === null || oRss === undefined ? null : oRss <= TARGETS.rssMb && (rRss === null || rRss <= TARGETS.rssRatio),
-  );
+  add({
+    figure: `gateway RSS at ${biggest} streaming clients`,
+    ours: row('ours', 'stream', biggest)?.peakRssMb ?? null,
+    theirs: row('portkey', 'stream', biggest)?.peakRssMb ?? null,
+    target: `≤ ${TARGETS.rssRatio}× Portkey and ≤ ${TARGETS.rssMb} MB`,
+    show: (x) => `${fmt(x)} MB`,
+    met: (r, ours) => (ours === null ? null : ours <= TARGETS.rssMb && (r === null || r <= TARGETS.rssRatio)),
+  });
   const first = CONNS[0]!;
-  const text = row('ours', 'nonstream', first);
   for (const kind of CREATIONS) {
-    const c = row(`${kind}-creations`, 'create', first);
-    const r = ratio(c?.rps, text?.rps);
-    line(
-      `${kind} creations/s at ${first} clients${kind === 'audio' ? ' (Idempotency-Key on each)' : ''}`,
-      fmt(c?.rps),
-      `${fmt(text?.rps)} (our sync text req/s)`,
-      r,
-      `≥ ${TARGETS.creationRatio}× sync text`,
-      atLeast(r, TARGETS.creationRatio),
-    );
+    add({
+      figure: `${kind} creations/s at ${first} clients${kind === 'audio' ? ' (Idempotency-Key on each)' : ''}`,
+      ours: row(`${kind}-creations`, 'create', first)?.rps ?? null,
+      theirs: row('ours', 'nonstream', first)?.rps ?? null,
+      theirsNote: ' (our sync text req/s)',
+      target: `≥ ${TARGETS.creationRatio}× sync text`,
+      show: plain,
+      met: atLeast(TARGETS.creationRatio),
+    });
   }
-  return `| figure | ours | compared with | ratio | target | |\n|---|---|---|---|---|---|\n${lines.join('\n')}\n`;
+  return figures;
+}
+
+/** The median of the numbers among `xs` (null when there are none). */
+function median(xs: Array<number | null>): number | null {
+  const known = xs.filter((x): x is number => x !== null).sort((a, b) => a - b);
+  if (known.length === 0) return null;
+  const mid = Math.floor(known.length / 2);
+  return known.length % 2 === 1 ? known[mid]! : (known[mid - 1]! + known[mid]!) / 2;
+}
+
+/**
+ * Issue 17's target table, MET / NOT MET: one line per figure. With one round, that round's
+ * figures; with several, the medians of ours, of what it is compared with and of the rounds'
+ * ratios (the verdict is on the median ratio), then each round's ratio.
+ */
+function targetTable(rounds: Round[]): string {
+  const perRound = rounds.map(targetFigures);
+  const several = rounds.length > 1;
+  const lines = perRound[0]!.map((figure, i) => {
+    const same = perRound.map((figures) => figures[i]!);
+    const ours = median(same.map((f) => f.ours));
+    const theirs = median(same.map((f) => f.theirs));
+    const ratio = median(same.map((f) => f.ratio));
+    const shown = (r: number | null) => (r === null ? '–' : `${fmt(r, 2)}×`);
+    const cells = [figure.figure, figure.show(ours), `${figure.show(theirs)}${figure.theirsNote ?? ''}`, shown(ratio)];
+    if (several) cells.push(same.map((f) => shown(f.ratio)).join(' / '));
+    cells.push(figure.target, mark(figure.met(ratio, ours)));
+    return `| ${cells.join(' | ')} |`;
+  });
+  const head = several ? '| figure | ours | compared with | ratio | each round | target | |\n|---|---|---|---|---|---|---|' : '| figure | ours | compared with | ratio | target | |\n|---|---|---|---|---|---|';
+  return `${head}\n${lines.join('\n')}\n`;
+}
+
+// ---------------------------------------------------------------- one round
+
+/** What a round measures: our gateway, Portkey (unless skipped), the upstreams alone, the creation targets. */
+interface RoundTargets {
+  ours: Target;
+  portkey: Target | null;
+  geminiDirect: Target;
+  geminiDirectStream: Target;
+  openaiDirect: Target;
+  creations: Record<'video' | 'audio', Target> | null;
+}
+
+/** One round: the text loads, the creations, the one-client probes (the upstreams alone in the first round only). */
+async function measureRound(round: number, targets: RoundTargets): Promise<Round> {
+  const { ours: oursT, portkey: portkeyT, geminiDirect, geminiDirectStream, openaiDirect, creations: creationTargets } = targets;
+  const rows: LoadRow[] = [];
+  const probes: Probe[] = [];
+  console.log('\nload:');
+  for (const mode of MODES) {
+    const direct = mode === 'stream' ? geminiDirectStream : geminiDirect;
+    for (const [i, c] of CONNS.entries()) {
+      // Gateways back to back (order alternating between rounds); the upstreams alone once, for context.
+      const gateways = portkeyT ? ((i + round) % 2 === 0 ? [oursT, portkeyT] : [portkeyT, oursT]) : [oursT];
+      for (const t of gateways) rows.push(await load(t, mode, c));
+      if (i === 0 && round === 0) {
+        rows.push(await load(direct, mode, c));
+        if (portkeyT) rows.push(await load(openaiDirect, mode, c));
+      }
+    }
+  }
+  if (creationTargets) {
+    console.log('\ncreations:');
+    for (const kind of CREATIONS) {
+      const target = creationTargets[kind];
+      if (CREATION_PREWARM > 0 && round === 0) {
+        // As for text: the domain's new tables analyzed, as autovacuum does within its first minute.
+        await autocannon({ ...loadOptions(target, 'create', CONNS[0]!), duration: CREATION_PREWARM });
+        await analyzeDatabase(gatewayDb!);
+      }
+      rows.push(await load(target, 'create', CONNS[0]!));
+    }
+  }
+  console.log('\none client:');
+  probes.push(await probe(geminiDirect, oursT, false, PROBE_N));
+  if (portkeyT) probes.push(await probe(openaiDirect, portkeyT, false, PROBE_N));
+  probes.push(await probe(geminiDirectStream, oursT, true, PROBE_STREAM_N));
+  if (portkeyT) probes.push(await probe(openaiDirect, portkeyT, true, PROBE_STREAM_N));
+  return { rows, probes };
 }
 
 // ---------------------------------------------------------------- main
@@ -671,69 +837,23 @@ async function main(): Promise<void> {
     await analyzeDatabase(gatewayDb!);
   }
 
-  const rows: LoadRow[] = [];
-  const probes: Probe[] = [];
-  console.log('\nload:');
-  for (const mode of MODES) {
-    const direct = mode === 'stream' ? geminiDirectStream : geminiDirect;
-    for (const [i, c] of CONNS.entries()) {
-      // Gateways back to back (order alternating between rounds); the upstreams alone once, for context.
-      const gateways = portkey ? (i % 2 === 0 ? [oursT, portkeyT] : [portkeyT, oursT]) : [oursT];
-      for (const t of gateways) rows.push(await load(t, mode, c));
-      if (i === 0) {
-        rows.push(await load(direct, mode, c));
-        if (portkey) rows.push(await load(openaiDirect, mode, c));
-      }
-    }
+  const creationTargets = CREATIONS.length ? await prepareCreations(info, ours.child.pid!) : null;
+
+  const rounds: Round[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    if (ROUNDS > 1) console.log(`\nround ${round + 1} of ${ROUNDS}`);
+    rounds.push(await measureRound(round, { ours: oursT, portkey: portkey ? portkeyT : null, geminiDirect, geminiDirectStream, openaiDirect, creations: creationTargets }));
   }
-  if (CREATIONS.length) {
-    console.log('\ncreations:');
-    const testKey = { ...json, authorization: `Bearer ${info.testKey}` };
-    const voices = (await (await fetch(`${info.url}/v1/audio/voice-library?page=0`, { headers: testKey })).json()) as { voices?: Array<{ id: string; models: string[] }> };
-    const voiceId = voices.voices?.find((v) => v.models.includes('voice_v4'))?.id;
-    const creationTargets: Record<'video' | 'audio', Target> = {
-      video: {
-        name: 'video-creations',
-        url: `${info.url}/v1/contents/generations/tasks`,
-        headers: testKey,
-        body: () => JSON.stringify({ model: 'vendor-omni-1.1-flash-preview', prompt: 'benchmark clip', controls: { duration: 3, resolution: '720p' } }),
-        pid: ours.child.pid!,
-      },
-      audio: {
-        name: 'audio-creations',
-        url: `${info.url}/v1/audio/generations`,
-        headers: testKey,
-        body: () => JSON.stringify({ model: 'voice_v4', mode: 'text_to_speech', prompt: 'The quick brown fox jumps over the lazy dog.', controls: { voiceId, outputFormat: 'mp3_44100_128' } }),
-        pid: ours.child.pid!,
-        idempotent: true,
-        keys: info.audioKeys,
-      },
-    };
-    for (const kind of CREATIONS) {
-      const target = creationTargets[kind];
-      const check = await fetch(target.url, { method: 'POST', headers: { ...target.headers, 'idempotency-key': randomUUID() }, body: target.body(false) });
-      if (check.status !== 200) throw new Error(`${kind} creation smoke request failed: ${check.status} ${(await check.text()).slice(0, 400)}`);
-      if (CREATION_PREWARM > 0) {
-        // As for text: the domain's new tables analyzed, as autovacuum does within its first minute.
-        await autocannon({ ...loadOptions(target, 'create', CONNS[0]!), duration: CREATION_PREWARM });
-        await analyzeDatabase(gatewayDb!);
-      }
-      rows.push(await load(target, 'create', CONNS[0]!));
-    }
-  }
-  console.log('\none client:');
-  probes.push(await probe(geminiDirect, oursT, false, PROBE_N));
-  if (portkey) probes.push(await probe(openaiDirect, portkeyT, false, PROBE_N));
-  probes.push(await probe(geminiDirectStream, oursT, true, PROBE_STREAM_N));
-  if (portkey) probes.push(await probe(openaiDirect, portkeyT, true, PROBE_STREAM_N));
 
   environment['our gateway peak RSS over the whole run (VmHWM)'] = `${fmt(statusKb(oursT.pid!, 'VmHWM') / 1024)} MB`;
   if (portkey) environment['Portkey peak RSS over the whole run (VmHWM)'] = `${fmt(statusKb(portkeyT.pid!, 'VmHWM') / 1024)} MB`;
   environment['load average at end'] = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
-  const summary = report(rows, probes, environment);
+  const summary = report(rounds, environment);
   console.log(`\n${summary}`);
-  writeFileSync(join(OUT_DIR, `${STAMP}.json`), JSON.stringify({ environment, rows, probes }, null, 2));
+  // One round: its rows and probes at the top level, as before rounds existed.
+  const results = rounds.length === 1 ? { environment, ...rounds[0]! } : { environment, rounds };
+  writeFileSync(join(OUT_DIR, `${STAMP}.json`), JSON.stringify(results, null, 2));
   writeFileSync(join(OUT_DIR, `${STAMP}.md`), summary);
   console.log(`results: ${join(OUT_DIR, STAMP)}.{json,md}`);
 }
