@@ -60,11 +60,10 @@ export class QueueLifecycle implements OnApplicationBootstrap, BeforeApplication
           const stopTimer = this.metrics.jobDuration.startTimer(labels);
           try {
             const result: unknown = await process(job, token);
-            // The outcome before the spread: properties after a spread are slow on Node 20 (paid-task-columns.ts).
-            this.metrics.jobs.inc({ outcome: 'completed', ...labels });
+            this.metrics.jobs.inc({ ...labels, outcome: 'completed' });
             return result;
           } catch (error) {
-            this.metrics.jobs.inc({ outcome: 'failed', ...labels });
+            this.metrics.jobs.inc({ ...labels, outcome: 'failed' });
             throw error;
           } finally {
             stopTimer();
