@@ -75,14 +75,12 @@ export class TextGenerationUseCase {
     if (fetching) await fetching;
     const estimatedInputTokens = estimateInputTokens(translated.gemini);
     const payer: PriceContext = { workspaceId: key.workspaceId, apiKeyId: key.id, environment: key.environment };
-    // Listed, not spread from `payer`: see paid-task-columns.ts (properties after a spread are slow on Node 20).
+    // `payer` spread last: properties after a spread are slow on Node 20 (paid-task-columns.ts).
     const held: HoldInput = {
-      workspaceId: key.workspaceId,
-      apiKeyId: key.id,
-      environment: key.environment,
       amountMicros: this.price(payer, translated.model, estimatedInputTokens, translated.maxOutputTokens),
       subjectType: TEXT_HOLD_SUBJECT,
       subjectId,
+      ...payer,
     };
     const holdId = await this.wallet.hold(held);
     return { translated, provider, holdId, held, estimatedInputTokens, payer, track: new UpstreamTrack() };
