@@ -6,10 +6,14 @@
 // tells the parent {url, key, database} over IPC. On 'stop' (or SIGTERM) it closes and drops the database.
 // Env: BENCH_GEMINI_URL (required), BENCH_LOG_LEVEL (warn), BENCH_CREDIT_USD (1000000),
 // BENCH_ACCOUNTS (1: one workspace, one wallet row for every request), BENCH_AUDIO_KEYS (1),
-// HEAP_GROWING_PERCENT (the default unless set). For the task creation
+// HEAP_GROWING_PERCENT (the default unless set). On {profile: 'start'} it starts V8's CPU profiler
+// (the inspector, in this process), on {profile: 'stop', file} it writes the profile to that file
+// and answers {profiled: file}: run.ts profiles each measured load so (BENCH_CPU_PROF=1). For the task creation
 // loads (video, audio) it also makes one test-mode workspace and key: `svc_test_` keys run on the
 // sandbox in every environment, so creations need no upstream.
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { createAccount, issueKey } from '../../test/support/factories.js';
 import { bootTestApp, type TestApp } from '../../test/support/test-app.js';
 
@@ -34,8 +38,28 @@ async function stop(code = 0): Promise<void> {
   }
 }
 
-process.on('message', (message) => {
+/** The CPU profiler of this process, while run.ts profiles a load. */
+let profiler: Session | null = null;
+
+async function profile(message: { profile: 'start' } | { profile: 'stop'; file: string }): Promise<void> {
+  if (message.profile === 'start') {
+    profiler = new Session();
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.start');
+    process.send!({ profiling: true });
+    return;
+  }
+  const { profile: taken } = await profiler!.post('Profiler.stop');
+  profiler!.disconnect();
+  profiler = null;
+  writeFileSync(message.file, JSON.stringify(taken));
+  process.send!({ profiled: message.file });
+}
+
+process.on('message', (message: unknown) => {
   if (message === 'stop') void stop();
+  else if (typeof message === 'object' && message !== null && 'profile' in message) void profile(message as Parameters<typeof profile>[0]);
 });
 process.on('SIGTERM', () => void stop());
 process.on('disconnect', () => void stop()); // the parent died: clean up anyway

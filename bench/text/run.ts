@@ -22,8 +22,10 @@
 // N: rotated over N test keys under the default limit), CONNS ("32 64"), MODES ("nonstream stream"),
 // PROBE_N (1000), PROBE_STREAM_N (200), BENCH_LOG_LEVEL (warn), BENCH_MODEL (vendor-3.7-flash),
 // BENCH_ACCOUNTS (1 = every request on one wallet row; N rotates requests over N workspaces),
-// PORTKEY_ANCHOR_DIR, PORTKEY_DIR, SKIP_PORTKEY=1, BENCH_CPU_PROF=1 (profile our gateway into
-// bench/results/text/prof), BENCH_TIMEOUT_S (900), CREATIONS ("video audio"; "" skips them),
+// PORTKEY_ANCHOR_DIR, PORTKEY_DIR, SKIP_PORTKEY=1, BENCH_CPU_PROF=1 (a CPU profile of our gateway
+// over each measured load of ours, text and creations, into bench/results/text/prof/<time>-<load>
+// .cpuprofile, each with a .md of where its time goes, bench/support/cpu-profile.ts; the profiler
+// costs CPU, so a profiled run's figures are not the gateway's), BENCH_TIMEOUT_S (900), CREATIONS ("video audio"; "" skips them),
 // API_KEY_CACHE_TTL_MS (the gateway's; 0 turns its key cache off, to compare), BENCH_ROUNDS (1:
 // the loads, creations and probes once; N: N times on the same processes, each round's tables
 // printed, and the targets judged on the median of the N rounds' ratios, which a run-to-run spread
@@ -39,6 +41,7 @@ import { cpus, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { type CpuProfile, profileMarkdown, summarizeCpuProfile } from '../support/cpu-profile.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = process.cwd();
@@ -85,6 +88,7 @@ interface Proc {
 }
 const procs: Proc[] = [];
 let gatewayDb: string | null = null;
+let gatewayChild: ChildProcess | null = null;
 
 function logFile(name: string): number {
   mkdirSync(join(OUT_DIR, 'logs'), { recursive: true });
@@ -142,10 +146,6 @@ async function startGateway(geminiUrl: string): Promise<{ proc: Proc; info: Gate
   const fd = logFile('gateway');
   // Node flags of our gateway process; the default is what `npm start` runs with (package.json).
   const execArgv: string[] = (process.env.BENCH_GATEWAY_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-  if (process.env.BENCH_CPU_PROF) {
-    mkdirSync(join(OUT_DIR, 'prof'), { recursive: true });
-    execArgv.push('--cpu-prof', `--cpu-prof-dir=${join(OUT_DIR, 'prof')}`);
-  }
   const child = fork(join(HERE, 'gateway.js'), [], {
     cwd: ROOT,
     execArgv,
@@ -154,6 +154,7 @@ async function startGateway(geminiUrl: string): Promise<{ proc: Proc; info: Gate
   });
   const proc = { name: 'gateway', child };
   procs.push(proc);
+  gatewayChild = child;
   const info = await new Promise<GatewayInfo>((res, rej) => {
     const timer = setTimeout(() => rej(new Error('our gateway did not boot within 60 s (see logs/gateway.log)')), 60_000);
     child.once('message', (m: { ready: boolean; error?: string } & GatewayInfo) => {
@@ -334,6 +335,52 @@ function loadOptions(target: Target, mode: LoadMode, conns: number): Parameters<
   return options;
 }
 
+// ---------------------------------------------------------------- profiles (BENCH_CPU_PROF=1)
+
+const PROFILE = Boolean(process.env.BENCH_CPU_PROF);
+const PROF_DIR = join(OUT_DIR, 'prof');
+/** Loads profiled so far by name, so a name measured again (another round) gets a new file. */
+const profiled = new Map<string, number>();
+
+/** Sends `message` to our gateway and waits for its answer carrying `key` (gateway.ts). */
+function askGateway(message: object, key: string): Promise<void> {
+  const child = gatewayChild!;
+  return new Promise((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`our gateway did not answer ${JSON.stringify(message)} within 60 s`)), 60_000);
+    const onMessage = (m: unknown) => {
+      if (typeof m !== 'object' || m === null || !(key in m)) return;
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      res();
+    };
+    child.on('message', onMessage);
+    child.send(message);
+  });
+}
+
+/**
+ * Starts the CPU profiler in our gateway when BENCH_CPU_PROF is set and the load is on it, and
+ * answers how to finish: stop it, write the profile and where its time went (per request of the
+ * load). Started before the load's CPU is first read and finished after it is last read, so the
+ * profiler's own start and write are not in the load's figures (its sampling is).
+ */
+async function startProfile(target: Target, mode: LoadMode, conns: number): Promise<((requests: number) => Promise<void>) | null> {
+  if (!PROFILE || target.pid === null || target.pid !== gatewayChild?.pid) return null;
+  const name = `${target.name}-${mode}-${conns}`;
+  const nth = (profiled.get(name) ?? 0) + 1;
+  profiled.set(name, nth);
+  mkdirSync(PROF_DIR, { recursive: true });
+  const file = join(PROF_DIR, `${STAMP}-${name}${nth > 1 ? `-${nth}` : ''}.cpuprofile`);
+  await askGateway({ profile: 'start' }, 'profiling');
+  return async (requests) => {
+    await askGateway({ profile: 'stop', file }, 'profiled');
+    const summary = summarizeCpuProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile);
+    const markdown = file.replace(/\.cpuprofile$/, '.md');
+    writeFileSync(markdown, profileMarkdown(`${name}: our gateway's CPU profile`, summary, { count: requests, unit: 'request' }));
+    console.log(`    profile: ${markdown} (${summary.areas.slice(0, 6).map(({ area, share }) => `${area} ${(share * 100).toFixed(0)}%`).join(', ')})`);
+  };
+}
+
 async function load(target: Target, mode: LoadMode, conns: number): Promise<LoadRow> {
   const options = loadOptions(target, mode, conns);
   await autocannon({ ...options, duration: WARM });
@@ -344,6 +391,7 @@ async function load(target: Target, mode: LoadMode, conns: number): Promise<Load
   const sampler = setInterval(sample, 100);
   // Creations run on our gateway too: its process and its PostgreSQL backends are measured alike.
   const ours = target.name === 'ours' || mode === 'create';
+  const finishProfile = await startProfile(target, mode, conns);
   const cpu0 = target.pid ? cpuSplit(target.pid) : { user: 0, sys: 0 };
   const pg0 = ours ? await pgBackendTicks(gatewayDb!) : new Map<number, number>();
   const result: Result = await autocannon({ ...options, duration: DUR });
@@ -354,6 +402,7 @@ async function load(target: Target, mode: LoadMode, conns: number): Promise<Load
   clearInterval(sampler);
   sample();
   const total = result.requests.total;
+  await finishProfile?.(total);
   const row: LoadRow = {
     target: target.name,
     mode,
