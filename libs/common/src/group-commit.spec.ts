@@ -46,6 +46,38 @@ describe('GroupCommit', () => {
     assert.deepEqual(group.counters(), { calls: 3, items: 7, largest: 3 });
   });
 
+  it('while requests arrive together, those of one turn go together at its end; after four calls of one in a row, at once again', async () => {
+    const { calls, run } = manualRun<number, number>();
+    const group = new GroupCommit(run, 64);
+    const first = [group.submit(1), group.submit(2), group.submit(3)];
+    calls[0]!.answer([10]);
+    await tick();
+    assert.deepEqual(calls[1]!.items, [2, 3]);
+    calls[1]!.answer([20, 30]);
+    assert.deepEqual(await Promise.all(first), [10, 20, 30]);
+
+    // A call carried two: the next requests wait for the end of the turn, together.
+    const together = [group.submit(4), group.submit(5)];
+    assert.equal(calls.length, 2, 'not sent by submit');
+    await tick();
+    assert.deepEqual(calls[2]!.items, [4, 5], 'one call for the turn');
+    calls[2]!.answer([40, 50]);
+    assert.deepEqual(await Promise.all(together), [40, 50]);
+
+    // Lone requests: each still waits for the end of its turn, until four calls of one in a row.
+    for (const n of [6, 7, 8, 9]) {
+      const lone = group.submit(n);
+      assert.equal(calls.length, n - 3, `request ${n} not sent by submit`);
+      await tick();
+      calls[n - 3]!.answer([n * 10]);
+      assert.equal(await lone, n * 10);
+    }
+    const quiet = group.submit(10);
+    assert.equal(calls.length, 8, 'sent by submit itself');
+    calls[7]!.answer([100]);
+    assert.equal(await quiet, 100);
+  });
+
   it('a failed call fails every waiter of that batch only; the next batch goes on', async () => {
     const { calls, run } = manualRun<string, string>();
     const group = new GroupCommit(run, 64);

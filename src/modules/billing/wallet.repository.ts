@@ -178,7 +178,8 @@ function toResolution(row: ResolveRow | undefined, subjectType: string | null = 
  * Holds made on the pool (no caller transaction) and resolutions go through a group commit:
  * while one call is in flight, further requests wait in memory and then go together in one call
  * (svc_hold_many / svc_resolve_many: one transaction, one commit, the wallet rows locked once).
- * A request that finds nothing in flight goes at once through the single statement, as before.
+ * A request that goes alone (GroupCommit: nothing in flight, and none arriving with it) takes the
+ * single statement, as before.
  */
 @Injectable()
 export class WalletRepository {
