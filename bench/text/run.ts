@@ -23,9 +23,10 @@
 // PROBE_N (1000), PROBE_STREAM_N (200), BENCH_LOG_LEVEL (warn), BENCH_MODEL (vendor-3.7-flash),
 // BENCH_ACCOUNTS (1 = every request on one wallet row; N rotates requests over N workspaces),
 // PORTKEY_ANCHOR_DIR, PORTKEY_DIR, SKIP_PORTKEY=1, BENCH_CPU_PROF=1 (a CPU profile of our gateway
-// over each measured load of ours, text and creations, into bench/results/text/prof/<time>-<load>
-// .cpuprofile, each with a .md of where its time goes, bench/support/cpu-profile.ts; the profiler
-// costs CPU, so a profiled run's figures are not the gateway's), BENCH_TIMEOUT_S (900), CREATIONS ("video audio"; "" skips them),
+// over each measured load of ours, text and creations, into bench/results/text/prof/
+// <time>-<load>.cpuprofile, each with a .md of where its time goes, bench/support/cpu-profile.ts;
+// the profiler costs CPU, so a profiled run's figures are not the gateway's), BENCH_TIMEOUT_S
+// (900), CREATIONS ("video audio"; "" skips them),
 // API_KEY_CACHE_TTL_MS (the gateway's; 0 turns its key cache off, to compare), BENCH_ROUNDS (1:
 // the loads, creations and probes once; N: N times on the same processes, each round's tables
 // printed, and the targets judged on the median of the N rounds' ratios, which a run-to-run spread

@@ -9,11 +9,19 @@
 //   - the hold statement alone (asynchronous commit), and WalletService.hold (group commit, journal);
 //   - the resolution statement alone (durable commit), the same with the commit not waiting for
 //     the WAL flush (what the flush costs), and WalletService.settle.
-// Needs local PostgreSQL and Redis, like the tests. Run: npm run bench:wallet (builds into dist/ first). Knobs: N (2000), GAP_MS (1).
+// Then the batched calls the group commit makes under load (svc_hold_many, svc_resolve_many) by
+// batch size: the PostgreSQL backend's CPU per call (its /proc/<pid>/schedstat, so PostgreSQL
+// must run on this machine) and per item, and the wall time per call. A call's cost is a fixed
+// part plus a part per item, and the batch size under load sets how much of the fixed part each
+// request pays (docs/benchmarks.md › Wallet round trips).
+// Needs local PostgreSQL and Redis, like the tests. Run: npm run bench:wallet (builds into dist/
+// first). Knobs: N (2000), GAP_MS (1), BATCH_CALLS (400 calls per batch size), BATCH_SIZES
+// ("1 2 4 8 16 32").
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import type { HoldInput } from '../../src/modules/billing/wallet.repository.js';
-import { HOLD, RESOLVE } from '../../src/modules/billing/wallet.repository.js';
+import { HOLD, HOLD_MANY, RESOLVE, RESOLVE_MANY } from '../../src/modules/billing/wallet.repository.js';
 import { WalletService } from '../../src/modules/billing/wallet.service.js';
 import { createAccount } from '../../test/support/factories.js';
 import { bootTestApp } from '../../test/support/test-app.js';
@@ -22,6 +30,8 @@ import { describeMachine, percentile, runBench } from '../support/drive.js';
 const N = Number(process.env.N ?? 2000);
 const GAP_MS = Number(process.env.GAP_MS ?? 1);
 const WARM_UP = 300;
+const BATCH_CALLS = Number(process.env.BATCH_CALLS ?? 400);
+const BATCH_SIZES = (process.env.BATCH_SIZES ?? '1 2 4 8 16 32').split(/\s+/).filter(Boolean).map(Number);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -93,6 +103,46 @@ runBench(async () => {
     console.log(`| call | back to back | after ${GAP_MS} ms idle |`);
     console.log('|---|---|---|');
     for (const line of results) console.log(line);
+
+    // The batched calls, by batch size: the backend's CPU is read around each call.
+    const backend = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+    const backendCpuNs = (): number => Number(readFileSync(`/proc/${backend}/schedstat`, 'utf8').split(' ')[0]);
+    const manyHolds = (ids: string[]) => [
+      ids,
+      ids.map(() => input.workspaceId),
+      ids.map(() => input.environment),
+      ids.map(() => input.apiKeyId),
+      ids.map(() => input.amountMicros.toString()),
+      ids.map(() => input.subjectType),
+      ids.map(() => randomUUID()),
+    ];
+    const batched = async (size: number, calls: number) => {
+      const cpu = { hold: 0, resolve: 0 };
+      const wall = { hold: 0n, resolve: 0n };
+      for (let c = 0; c < calls; c++) {
+        const ids = Array.from({ length: size }, () => randomUUID());
+        let cpu0 = backendCpuNs();
+        let wall0 = process.hrtime.bigint();
+        await client.query({ ...HOLD_MANY, values: manyHolds(ids) });
+        wall.hold += process.hrtime.bigint() - wall0;
+        cpu.hold += backendCpuNs() - cpu0;
+        cpu0 = backendCpuNs();
+        wall0 = process.hrtime.bigint();
+        await client.query({ ...RESOLVE_MANY, values: [ids, ids.map(() => '500'), ids.map(() => 'settled')] });
+        wall.resolve += process.hrtime.bigint() - wall0;
+        cpu.resolve += backendCpuNs() - cpu0;
+      }
+      const us = (ns: number | bigint) => Number(ns) / calls / 1000;
+      return `| ${size} | ${us(cpu.hold).toFixed(0)} / ${(us(cpu.hold) / size).toFixed(0)} | ${us(wall.hold).toFixed(0)} | ${us(cpu.resolve).toFixed(0)} / ${(us(cpu.resolve) / size).toFixed(0)} | ${us(wall.resolve).toFixed(0)} |`;
+    };
+    await batched(8, WARM_UP);
+    const batches: string[] = [];
+    for (const size of BATCH_SIZES) batches.push(await batched(size, BATCH_CALLS));
+    console.log(`\n### Batched calls by size (svc_hold_many, svc_resolve_many: one call per group-commit batch)\n`);
+    console.log(`${BATCH_CALLS} calls per size, back to back, after ${WARM_UP} unmeasured; PostgreSQL backend CPU per call / per item, and wall time per call, in µs.\n`);
+    console.log('| batch | hold CPU per call / item | hold wall | resolution CPU per call / item | resolution wall |');
+    console.log('|---|---|---|---|---|');
+    for (const line of batches) console.log(line);
   } finally {
     await client.end().catch(() => undefined);
     await t.close();

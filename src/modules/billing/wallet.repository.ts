@@ -94,7 +94,7 @@ export const HOLD_MANY: NamedStatement = {
 };
 
 /** Many settlements / releases in one call and one commit, each by svc_resolve_hold. */
-const RESOLVE_MANY = {
+export const RESOLVE_MANY: NamedStatement = {
   name: 'svc_wallet_resolve_many',
   text: `SELECT m.idx, m.known, m.status, m.amount_micros, m.captured_micros, m.uncollected_micros, m.changed,
                 (SELECT h.subject_type FROM hold h WHERE h.id = ($1::uuid[])[m.idx]) AS subject_type
