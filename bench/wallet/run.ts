@@ -119,28 +119,28 @@ runBench(async () => {
     const batched = async (size: number, calls: number) => {
       const cpu = { hold: 0, resolve: 0 };
       const wall = { hold: 0n, resolve: 0n };
+      const measure = async (figure: keyof typeof cpu, call: () => Promise<unknown>) => {
+        const cpu0 = backendCpuNs();
+        const wall0 = process.hrtime.bigint();
+        await call();
+        wall[figure] += process.hrtime.bigint() - wall0;
+        cpu[figure] += backendCpuNs() - cpu0;
+      };
       for (let c = 0; c < calls; c++) {
         const ids = Array.from({ length: size }, () => randomUUID());
-        let cpu0 = backendCpuNs();
-        let wall0 = process.hrtime.bigint();
-        await client.query({ ...HOLD_MANY, values: manyHolds(ids) });
-        wall.hold += process.hrtime.bigint() - wall0;
-        cpu.hold += backendCpuNs() - cpu0;
-        cpu0 = backendCpuNs();
-        wall0 = process.hrtime.bigint();
-        await client.query({ ...RESOLVE_MANY, values: [ids, ids.map(() => '500'), ids.map(() => 'settled')] });
-        wall.resolve += process.hrtime.bigint() - wall0;
-        cpu.resolve += backendCpuNs() - cpu0;
+        await measure('hold', () => client.query({ ...HOLD_MANY, values: manyHolds(ids) }));
+        await measure('resolve', () => client.query({ ...RESOLVE_MANY, values: [ids, ids.map(() => '500'), ids.map(() => 'settled')] }));
       }
       const us = (ns: number | bigint) => Number(ns) / calls / 1000;
-      return `| ${size} | ${us(cpu.hold).toFixed(0)} / ${(us(cpu.hold) / size).toFixed(0)} | ${us(wall.hold).toFixed(0)} | ${us(cpu.resolve).toFixed(0)} / ${(us(cpu.resolve) / size).toFixed(0)} | ${us(wall.resolve).toFixed(0)} |`;
+      const figures = (figure: keyof typeof cpu) => `${us(cpu[figure]).toFixed(0)} / ${(us(cpu[figure]) / size).toFixed(0)} | ${us(wall[figure]).toFixed(0)}`;
+      return `| ${size} | ${figures('hold')} | ${figures('resolve')} |`;
     };
     await batched(8, WARM_UP);
     const batches: string[] = [];
     for (const size of BATCH_SIZES) batches.push(await batched(size, BATCH_CALLS));
-    console.log(`\n### Batched calls by size (svc_hold_many, svc_resolve_many: one call per group-commit batch)\n`);
+    console.log(`\n### Batched calls by size (one call per group-commit batch)\n`);
     console.log(`${BATCH_CALLS} calls per size, back to back, after ${WARM_UP} unmeasured; PostgreSQL backend CPU per call / per item, and wall time per call, in µs.\n`);
-    console.log('| batch | hold CPU per call / item | hold wall | resolution CPU per call / item | resolution wall |');
+    console.log('| batch | svc_hold_many: CPU per call / item | wall | svc_resolve_many: CPU per call / item | wall |');
     console.log('|---|---|---|---|---|');
     for (const line of batches) console.log(line);
   } finally {
