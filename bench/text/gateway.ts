@@ -9,8 +9,8 @@
 // HEAP_GROWING_PERCENT (the default unless set). On {profile: 'start'} it starts V8's CPU profiler
 // (the inspector, in this process), on {profile: 'stop', file} it writes the profile to that file
 // and answers {profiled: file}: run.ts profiles each measured load so (BENCH_CPU_PROF=1). For the
-// task creation loads (video, audio) it also makes one test-mode workspace and key: `svc_test_` keys run on the
-// sandbox in every environment, so creations need no upstream.
+// task creation loads (video, audio) it also makes one test-mode workspace and key: `svc_test_`
+// keys run on the sandbox in every environment, so creations need no upstream.
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';

@@ -1,3 +1,6 @@
+/** Calls of one request in a row after which requests are taken to arrive alone again. */
+const QUIET_AFTER = 4;
+
 /**
  * Group commit in the app: at most one call of `run` is in flight; requests that arrive while
  * it is queue in memory, and when it returns everything queued (up to `maxBatch`) goes in the
@@ -13,9 +16,6 @@
  * has to be retried on its own), which does not hold up the next batch. When `run` throws, every
  * item of that batch gets the error.
  */
-/** Calls of one request in a row after which requests are taken to arrive alone again. */
-const QUIET_AFTER = 4;
-
 export class GroupCommit<I, O> {
   private readonly queue: Array<{ item: I; resolve: (result: O | PromiseLike<O>) => void; reject: (error: unknown) => void }> = [];
   private busy = false;
