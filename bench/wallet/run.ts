@@ -11,9 +11,9 @@
 //     the WAL flush (what the flush costs), and WalletService.settle.
 // Then the batched calls the group commit makes under load (svc_hold_many, svc_resolve_many) by
 // batch size: the PostgreSQL backend's CPU per call (its /proc/<pid>/schedstat, so PostgreSQL
-// must run on this machine) and per item, and the wall time per call. A call's cost is a fixed
-// part plus a part per item, and the batch size under load sets how much of the fixed part each
-// request pays (docs/benchmarks.md › Wallet round trips).
+// must run on this machine) and per item, and the wall time per call: what a call costs one at a
+// time (docs/benchmarks.md › Wallet round trips says how little of its fixed part carried over to
+// a loaded database).
 // Needs local PostgreSQL and Redis, like the tests. Run: npm run bench:wallet (builds into dist/
 // first). Knobs: N (2000), GAP_MS (1), BATCH_CALLS (400 calls per batch size), BATCH_SIZES
 // ("1 2 4 8 16 32").
