@@ -54,17 +54,15 @@ export function locate(url: string, functionName: string, root = process.cwd()):
   return { area: parts.slice(0, depth).join('/'), file: ours[1]! };
 }
 
-/** Whether a frame is our own code (src, libs): the total-time table lists only those. */
-function isOurs(url: string, root: string): boolean {
-  const { area } = locate(url, '', root);
-  return area.startsWith('src/') || area.startsWith('libs/');
-}
-
-/** A function as the tables name it: its name, file and line (V8's pseudo-frames and native code by name). */
-function label(callFrame: CpuProfile['nodes'][number]['callFrame'], root: string): string {
+/**
+ * A frame as the tables name it — its name, file and line (V8's pseudo-frames and native code by
+ * name) — with its area, and whether it is our own code (src, libs: the total-time table lists
+ * only those). One `locate` per frame.
+ */
+function frameOf(callFrame: CpuProfile['nodes'][number]['callFrame'], root: string): { area: string; label: string; ours: boolean } {
   const { area, file } = locate(callFrame.url, callFrame.functionName, root);
-  if (file === '') return callFrame.functionName || area;
-  return `${callFrame.functionName || '(anonymous)'} ${file}:${callFrame.lineNumber + 1}`;
+  const label = file === '' ? callFrame.functionName || area : `${callFrame.functionName || '(anonymous)'} ${file}:${callFrame.lineNumber + 1}`;
+  return { area, label, ours: area.startsWith('src/') || area.startsWith('libs/') };
 }
 
 const top = (totals: Map<string, number>, busy: number, limit: number): Array<{ key: string; share: number }> =>
@@ -91,10 +89,9 @@ export function summarizeCpuProfile(profile: CpuProfile, limit = 25, root = proc
       continue;
     }
     busy += micros;
-    const { area } = locate(callFrame.url, callFrame.functionName, root);
+    const { area, label } = frameOf(callFrame, root);
     areas.set(area, (areas.get(area) ?? 0) + micros);
-    const fn = label(callFrame, root);
-    self.set(fn, (self.get(fn) ?? 0) + micros);
+    self.set(label, (self.get(label) ?? 0) + micros);
   }
 
   // Total time: a node's subtree, credited to its function unless the function is already on the
@@ -118,21 +115,20 @@ export function summarizeCpuProfile(profile: CpuProfile, limit = 25, root = proc
       subtree.set(id, sum);
     }
     const onPath = new Map<string, number>();
-    const walk: Array<{ id: number; leaving: boolean }> = [{ id: root0, leaving: false }];
+    // Entering a node, then (once its children are done) leaving its function's place on the path.
+    const walk: Array<{ enter: number } | { leave: string }> = [{ enter: root0 }];
     while (walk.length > 0) {
-      const { id, leaving } = walk.pop()!;
-      const node = byId.get(id)!;
-      const fn = label(node.callFrame, root);
-      if (leaving) {
-        onPath.set(fn, onPath.get(fn)! - 1);
+      const step = walk.pop()!;
+      if ('leave' in step) {
+        onPath.set(step.leave, onPath.get(step.leave)! - 1);
         continue;
       }
-      if (isOurs(node.callFrame.url, root) && !onPath.get(fn)) {
-        total.set(fn, (total.get(fn) ?? 0) + subtree.get(id)!);
-      }
-      onPath.set(fn, (onPath.get(fn) ?? 0) + 1);
-      walk.push({ id, leaving: true });
-      for (const child of node.children ?? []) walk.push({ id: child, leaving: false });
+      const node = byId.get(step.enter)!;
+      const { label, ours } = frameOf(node.callFrame, root);
+      if (ours && !onPath.get(label)) total.set(label, (total.get(label) ?? 0) + subtree.get(step.enter)!);
+      onPath.set(label, (onPath.get(label) ?? 0) + 1);
+      walk.push({ leave: label });
+      for (const child of node.children ?? []) walk.push({ enter: child });
     }
   }
 
