@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { ManualClock, usdToMicros } from '../../libs/common/index.js';
-import { entityManagerOf, inTransaction } from '../../src/database/transaction.js';
+import { entityManagerOf, inTransaction, type TransactionHandle } from '../../src/database/transaction.js';
 import { JOURNAL_REPLAY_MIN_AGE_MS, SettlementJournal } from '../../src/modules/billing/settlement-journal.js';
 import { HOLD, HOLD_MANY, type HoldInput } from '../../src/modules/billing/wallet.repository.js';
 import { WalletService } from '../../src/modules/billing/wallet.service.js';
@@ -114,13 +114,18 @@ describe('lost holds: asynchronous hold commits, settled safely after a crash lo
       await client.end();
     }
 
-    // A hold inside a task-creation transaction commits as that transaction does: durably.
-    const setting = await inTransaction(t.app.get(DataSource), async (tx) => {
-      await wallet.hold(inputFor(account, 0.01, 'video'), tx);
-      const rows: Array<{ synchronous_commit: string }> = await entityManagerOf(tx).query('SHOW synchronous_commit');
-      return rows[0]!.synchronous_commit;
-    });
-    assert.equal(setting, 'on');
+    // Holds inside a task-creation transaction (one alone, or a batch's) commit as that transaction
+    // does: durably, since a creation answers only once its row is durable.
+    const settingAfter = (holds: (tx: TransactionHandle) => Promise<unknown>) =>
+      inTransaction(t.app.get(DataSource), async (tx) => {
+        await holds(tx);
+        const rows: Array<{ synchronous_commit: string }> = await entityManagerOf(tx).query('SHOW synchronous_commit');
+        return rows[0]!.synchronous_commit;
+      });
+    assert.equal(await settingAfter((tx) => wallet.hold(inputFor(account, 0.01, 'video'), tx)), 'on', 'a hold in the transaction');
+    let made: Array<string | Error> = [];
+    assert.equal(await settingAfter(async (tx) => (made = await wallet.holdEach([inputFor(account, 0.01, 'video'), inputFor(account, 0.02, 'audio')], tx))), 'on', "a batch's holds");
+    assert.equal(made.filter((hold) => typeof hold === 'string').length, 2, 'both holds were made');
   });
 
   it('a settlement whose hold is missing charges the measured amount once, with one adjust entry', async () => {

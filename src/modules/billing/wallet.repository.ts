@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In } from 'typeorm';
 import type { KeyEnvironment } from '../identity/index.js';
-import { namedQuery, type NamedStatement } from '../../database/named-query.js';
-import { entityManagerOf, type TransactionHandle } from '../../database/transaction.js';
+import { namedQuery, namedQueryIn, type NamedStatement } from '../../database/named-query.js';
+import type { TransactionHandle } from '../../database/transaction.js';
 import { GroupCommit } from '../../../libs/common/index.js';
 import { HoldEntity, type HoldStatus } from './hold.entity.js';
 import { LedgerEntryEntity, type LedgerKind } from './ledger-entry.entity.js';
@@ -74,7 +74,7 @@ const ASYNC_COMMIT = `async_commit AS (SELECT set_config('synchronous_commit', '
 export const HOLD: NamedStatement = { name: 'svc_wallet_hold_async', text: holdStatement(ASYNC_COMMIT) };
 
 /** A hold inside the caller's transaction: it commits as that transaction does (durably). */
-const HOLD_IN_TRANSACTION = holdStatement();
+const HOLD_IN_TRANSACTION: NamedStatement = { name: 'svc_wallet_hold_in_transaction', text: holdStatement() };
 
 /** A resolution, with its hold's subject type (read as the hold was before it: it never changes). */
 export const RESOLVE: NamedStatement = {
@@ -91,6 +91,16 @@ export const HOLD_MANY: NamedStatement = {
   text: `WITH ${ASYNC_COMMIT}
          SELECT m.idx, m.hold_id FROM async_commit,
            svc_hold_many($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::bigint[], $6::text[], $7::text[]) AS m`,
+};
+
+/**
+ * Many holds inside the caller's transaction (a batch of task creations): durable, as that
+ * transaction commits, since a creation answers only once its row is durable (HOLD_MANY's
+ * asynchronous commit would have covered the whole creation transaction).
+ */
+const HOLD_MANY_IN_TRANSACTION: NamedStatement = {
+  name: 'svc_wallet_hold_many_in_transaction',
+  text: 'SELECT idx, hold_id FROM svc_hold_many($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::bigint[], $6::text[], $7::text[])',
 };
 
 /** Many settlements / releases in one call and one commit, each by svc_resolve_hold. */
@@ -226,7 +236,7 @@ export class WalletRepository {
     const values: HoldValues = [input.workspaceId, input.environment, input.amountMicros.toString(), holdId, input.apiKeyId, input.subjectType, input.subjectId];
     // Inside the caller's transaction: one statement on it. Otherwise the group commit.
     if (tx) {
-      const rows: Array<{ hold_id: string }> = await entityManagerOf(tx).query(HOLD_IN_TRANSACTION, values);
+      const rows = await namedQueryIn<{ hold_id: string }>(tx, HOLD_IN_TRANSACTION, values);
       return rows[0]?.hold_id ?? null;
     }
     return this.holds.submit(values);
@@ -240,7 +250,7 @@ export class WalletRepository {
   async holdMany(tx: TransactionHandle, holds: Array<{ holdId: string; input: HoldInput }>): Promise<Array<string | null>> {
     if (holds.length === 0) return [];
     const column = <T>(pick: (hold: { holdId: string; input: HoldInput }) => T): T[] => holds.map(pick);
-    const rows: Array<{ idx: number; hold_id: string | null }> = await entityManagerOf(tx).query(HOLD_MANY.text, [
+    const rows = await namedQueryIn<{ idx: number; hold_id: string | null }>(tx, HOLD_MANY_IN_TRANSACTION, [
       column((h) => h.holdId),
       column((h) => h.input.workspaceId),
       column((h) => h.input.environment),
