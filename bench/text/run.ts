@@ -395,7 +395,9 @@ async function load(target: Target, mode: LoadMode, conns: number): Promise<Load
   const finishProfile = await startProfile(target, mode, conns);
   const cpu0 = target.pid ? cpuSplit(target.pid) : { user: 0, sys: 0 };
   const pg0 = ours ? await pgBackendTicks(gatewayDb!) : new Map<number, number>();
+  const batches0 = ours ? await groupCommitCounts(target.url) : null;
   const result: Result = await autocannon({ ...options, duration: DUR });
+  const batches1 = ours ? await groupCommitCounts(target.url) : null;
   const cpu1 = target.pid ? cpuSplit(target.pid) : { user: 0, sys: 0 };
   const pg1 = ours ? await pgBackendTicks(gatewayDb!) : new Map<number, number>();
   const ticks0 = cpu0.user + cpu0.sys;
@@ -423,9 +425,31 @@ async function load(target: Target, mode: LoadMode, conns: number): Promise<Load
     `  ${mode.padEnd(9)} c=${String(conns).padEnd(3)} ${target.name.padEnd(15)} ${fmt(row.rps).padStart(6)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms` +
       (row.cpuUsPerReq !== null ? `  cpu ${fmt(row.cpuUsPerReq)} µs/req (sys ${fmt(row.sysUsPerReq)})  rss ${fmt(row.peakRssMb)} MB` : '') +
       (row.pgCpuUsPerReq !== null ? `  postgres ${fmt(row.pgCpuUsPerReq)} µs/req` : '') +
+      (batches0 && batches1 ? `  per batch: ${batchSizes(batches0, batches1)}` : '') +
       (row.failures ? `  FAILURES ${row.failures}` : ''),
   );
   return row;
+}
+
+/** The group commits' gauges (calls and what they carried, since start) from our /metrics. */
+async function groupCommitCounts(targetUrl: string): Promise<Map<string, number>> {
+  const text = await (await fetch(new URL('/metrics', targetUrl))).text();
+  const counts = new Map<string, number>();
+  for (const match of text.matchAll(/^svc_(wallet_group_commit_(?:calls|requests)|task_creation_group_commit)\{(?:operation|count)="(\w+)"\} (\d+)$/gm)) {
+    counts.set(`${match[1]}.${match[2]}`, Number(match[3]));
+  }
+  return counts;
+}
+
+/** Requests per database call of each group commit over a load: holds, settlements, creations (and batches redone alone). */
+function batchSizes(before: Map<string, number>, after: Map<string, number>): string {
+  const delta = (name: string) => (after.get(name) ?? 0) - (before.get(name) ?? 0);
+  const per = (items: string, calls: string) => (delta(calls) > 0 ? fmt(delta(items) / delta(calls), 1) : '–');
+  const redone = delta('task_creation_group_commit.redone');
+  return (
+    `holds ${per('wallet_group_commit_requests.hold', 'wallet_group_commit_calls.hold')}, settlements ${per('wallet_group_commit_requests.resolve', 'wallet_group_commit_calls.resolve')}, ` +
+    `creations ${per('task_creation_group_commit.items', 'task_creation_group_commit.calls')}${redone > 0 ? ` (${redone} batches redone alone)` : ''}`
+  );
 }
 
 // ---------------------------------------------------------------- one-client probe (µs)

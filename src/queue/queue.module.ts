@@ -37,6 +37,7 @@ export class QueueModule implements OnModuleInit {
     private readonly reconciler: WorkReconciler,
     private readonly queues: Queues,
     private readonly registered: RegisteredQueues,
+    private readonly creations: TaskCreations,
     private readonly metrics: Metrics,
     private readonly config: AppConfig,
   ) {}
@@ -94,6 +95,13 @@ export class QueueModule implements OnModuleInit {
         const counts = await this.queues.get(name).getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
         for (const [state, count] of Object.entries(counts)) gauge.set({ queue: name, state }, count);
       }
+    });
+    // Group commit of task creations: transactions, creations they carried, batches done again alone.
+    this.metrics.gauge('svc_task_creation_group_commit', 'Task creation transactions (calls), creations carried (items) and batches redone alone since start', ['count'], async (gauge) => {
+      const { calls, items, redone } = this.creations.counters();
+      gauge.set({ count: 'calls' }, calls);
+      gauge.set({ count: 'items' }, items);
+      gauge.set({ count: 'redone' }, redone);
     });
   }
 }

@@ -188,6 +188,11 @@ describe('task creation group commit (batch equals sequential, real PostgreSQL a
     console.log(`creation group commit: ${now.items - before.items} creations in ${now.calls - before.calls} transactions (largest ${now.largest}, ${now.redone - before.redone} batches redone alone)`);
     assert.ok(now.calls - before.calls < now.items - before.items, `batches formed: ${now.calls - before.calls} transactions for ${now.items - before.items} creations`);
     assert.ok(now.largest > 1);
+    // The same counts reach operators through /metrics (the bench reads them to print batch sizes).
+    const text = await (await t.request('/metrics')).text();
+    const gauge = (count: string) => Number(new RegExp(`^svc_task_creation_group_commit\\{count="${count}"\\} (\\d+)$`, 'm').exec(text)?.[1]);
+    const scraped = creations.counters();
+    assert.deepEqual({ calls: gauge('calls'), items: gauge('items'), redone: gauge('redone') }, { calls: scraped.calls, items: scraped.items, redone: scraped.redone });
   });
 
   it("creations with the caller's own writes (a realtime turn's hook): a refused one, or one whose writes fail, rolls back only itself", async () => {
