@@ -17,6 +17,7 @@ import { Realtime1763800001300 } from './1763800001300-realtime.js';
 import { LostHolds1763800001400 } from './1763800001400-lost-holds.js';
 import { PlannerProofWallet1763800001500 } from './1763800001500-planner-proof-wallet.js';
 import { AudioPendingCount1763800001600 } from './1763800001600-audio-pending-count.js';
+import { CreationForeignKeys1763800001700 } from './1763800001700-creation-foreign-keys.js';
 
 /** Every migration, in order. A new one is appended here (explicit: no glob loading in ESM). */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   LostHolds1763800001400,
   PlannerProofWallet1763800001500,
   AudioPendingCount1763800001600,
+  CreationForeignKeys1763800001700,
 ];
