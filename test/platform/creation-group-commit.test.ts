@@ -11,6 +11,7 @@ import { VideoTaskService } from '../../src/modules/video/video-task.service.js'
 import { Queues } from '../../src/queue/queues.js';
 import { TaskCreations } from '../../src/queue/task-creations.js';
 import { voicesFor } from '../audio/audio-helpers.js';
+import { eventually } from '../support/eventually.js';
 import { createAccount } from '../support/factories.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
 
@@ -230,6 +231,38 @@ describe('task creation group commit (batch equals sequential, real PostgreSQL a
       statuses.filter((_, i) => i !== 5),
       [...Array.from({ length: 8 }, () => 200), ...Array.from({ length: 3 }, () => 402)],
     );
+  });
+
+  it("the next batch commits while the last one's jobs go to Redis, and no creation answers before its job is there", async () => {
+    const key = await account(cost(await account(0n), { kind: 'video', size: 2, variant: false }) * 20n);
+    // Redis answers the first addBulk only when the test lets it (the real call, held back).
+    const addBulk = queues.addBulk.bind(queues);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let calls = 0;
+    queues.addBulk = (async (...args: Parameters<Queues['addBulk']>) => {
+      if (calls++ === 0) await held;
+      return addBulk(...args);
+    }) as Queues['addBulk'];
+    try {
+      let firstAnswered = false;
+      const first = create(key, { kind: 'video', size: 2, variant: false }).then((made) => ((firstAnswered = true), made));
+      const rows = async () => Number((await t.db.query<{ n: string }>('SELECT count(*) AS n FROM video_task WHERE api_key_id = $1', [key.id]))[0]!.n);
+      await eventually(async () => calls, (n) => n === 1, "the first creation's addBulk to start");
+      // Without the overlap they would wait for the held call for ever: fail instead of hanging.
+      let guard: NodeJS.Timeout | undefined;
+      const stuck = new Promise<never>((_, reject) => (guard = setTimeout(() => reject(new Error("the later creations waited for the first one's addBulk")), 20_000)));
+      const second = await Promise.race([Promise.all(Array.from({ length: 3 }, () => create(key, { kind: 'video', size: 2, variant: false }))), stuck]).finally(() => clearTimeout(guard));
+      assert.equal(await rows(), 4, 'the later creations committed and answered while the first one waited for Redis');
+      assert.equal(firstAnswered, false, 'the first creation has not answered: its job is not in Redis yet');
+      for (const made of second) assert.ok(await queues.getJob('video', `video:${made.id}`), 'each answered creation has its job');
+      release();
+      const made = await first;
+      assert.ok(await queues.getJob('video', `video:${made.id}`), "the first creation's job, once it answered");
+    } finally {
+      release();
+      queues.addBulk = addBulk;
+    }
   });
 
   it('a mix covers every outcome: created, replayed, 409 conflict, 402 and 429', async () => {
