@@ -392,14 +392,15 @@ async function load(target: Target, mode: LoadMode, conns: number): Promise<Load
   const sampler = setInterval(sample, 100);
   // Creations run on our gateway too: its process and its PostgreSQL backends are measured alike.
   const ours = target.name === 'ours' || mode === 'create';
+  // Scraped outside the measured window: a scrape's own work (open holds, queue counts) is not the load's.
+  const batches0 = ours ? await groupCommitCounts(target.url) : null;
   const finishProfile = await startProfile(target, mode, conns);
   const cpu0 = target.pid ? cpuSplit(target.pid) : { user: 0, sys: 0 };
   const pg0 = ours ? await pgBackendTicks(gatewayDb!) : new Map<number, number>();
-  const batches0 = ours ? await groupCommitCounts(target.url) : null;
   const result: Result = await autocannon({ ...options, duration: DUR });
-  const batches1 = ours ? await groupCommitCounts(target.url) : null;
   const cpu1 = target.pid ? cpuSplit(target.pid) : { user: 0, sys: 0 };
   const pg1 = ours ? await pgBackendTicks(gatewayDb!) : new Map<number, number>();
+  const batches1 = ours ? await groupCommitCounts(target.url) : null;
   const ticks0 = cpu0.user + cpu0.sys;
   const ticks1 = cpu1.user + cpu1.sys;
   clearInterval(sampler);
