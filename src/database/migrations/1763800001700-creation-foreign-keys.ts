@@ -19,13 +19,14 @@ const DROPPED: ReadonlyArray<readonly [table: string, constraint: string, defini
  * (migration 1763800000400): each reference ran a referential-integrity query per inserted row
  * and locked the referenced row, four per audio creation with an Idempotency-Key. Measured at 32
  * clients, PostgreSQL's CPU per audio creation fell from 149–155 µs to 126–128 µs without them,
- * per video creation from 100–106 µs to 94–96 µs (docs/benchmarks.md › Creation foreign keys).
+ * per video creation from 100–106 µs to 94–96 µs (docs/benchmarks.md › Group commit for task
+ * creations › Durable batch holds, no foreign keys on creation rows).
  *
  * The references hold by construction: a task row's key and workspace are those of the API key
  * that authenticated its creation, and workspaces and API keys are never deleted (a revoked key
  * stays); an idempotency record is written in the transaction that inserts the task it names,
- * and task rows are never deleted (retention deletes their media). docs/decisions.md › No foreign
- * keys on `hold` and `ledger_entry`.
+ * and the service never deletes a task row (retention deletes its media). docs/decisions.md › No
+ * foreign keys on `hold` and `ledger_entry`.
  */
 export class CreationForeignKeys1763800001700 implements MigrationInterface {
   name = 'CreationForeignKeys1763800001700';
