@@ -13,6 +13,7 @@ import { TaskCreations } from '../../src/queue/task-creations.js';
 import { voicesFor } from '../audio/audio-helpers.js';
 import { eventually } from '../support/eventually.js';
 import { createAccount } from '../support/factories.js';
+import { metricSample } from '../support/prometheus.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
 
 /**
@@ -191,7 +192,7 @@ describe('task creation group commit (batch equals sequential, real PostgreSQL a
     assert.ok(now.largest > 1);
     // The same counts reach operators through /metrics (the bench reads them to print batch sizes).
     const text = await (await t.request('/metrics')).text();
-    const gauge = (count: string) => Number(new RegExp(`^svc_task_creation_group_commit\\{count="${count}"\\} (\\d+)$`, 'm').exec(text)?.[1]);
+    const gauge = (count: string) => metricSample(text, 'svc_task_creation_group_commit', `{count="${count}"}`);
     const scraped = creations.counters();
     assert.deepEqual({ calls: gauge('calls'), items: gauge('items'), redone: gauge('redone') }, { calls: scraped.calls, items: scraped.items, redone: scraped.redone });
   });

@@ -85,12 +85,14 @@ export const RESOLVE: NamedStatement = {
 /** A settlement or release of a hold the database does not have (migration LostHolds1763800001400). */
 const CHARGE_LOST_HOLD = 'SELECT * FROM svc_charge_lost_hold($1, $2, $3, $4, $5, $6, $7, $8, $9)';
 
-/** Many holds in one call and one commit (migration WalletBatch1763800000200), asynchronous as HOLD. */
+/** The batched hold call (migration WalletBatch1763800000200), one array per HoldValues column. */
+const HOLD_MANY_CALL = 'svc_hold_many($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::bigint[], $6::text[], $7::text[])';
+
+/** Many holds in one call and one commit, asynchronous as HOLD. */
 export const HOLD_MANY: NamedStatement = {
   name: 'svc_wallet_hold_many_async',
   text: `WITH ${ASYNC_COMMIT}
-         SELECT m.idx, m.hold_id FROM async_commit,
-           svc_hold_many($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::bigint[], $6::text[], $7::text[]) AS m`,
+         SELECT m.idx, m.hold_id FROM async_commit, ${HOLD_MANY_CALL} AS m`,
 };
 
 /**
@@ -100,7 +102,7 @@ export const HOLD_MANY: NamedStatement = {
  */
 const HOLD_MANY_IN_TRANSACTION: NamedStatement = {
   name: 'svc_wallet_hold_many_in_transaction',
-  text: 'SELECT idx, hold_id FROM svc_hold_many($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::bigint[], $6::text[], $7::text[])',
+  text: `SELECT idx, hold_id FROM ${HOLD_MANY_CALL}`,
 };
 
 /** Many settlements / releases in one call and one commit, each by svc_resolve_hold. */
