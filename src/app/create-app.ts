@@ -3,11 +3,12 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { WsAdapter } from '@nestjs/platform-ws';
 import { type FastifyError, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
-import { DomainError, ErrorDomains, RequestErrorCode } from '../../libs/common/index.js';
+import { CommonErrorCode, DomainError, ErrorDomains, RequestErrorCode } from '../../libs/common/index.js';
 import { AppModule, type AppModuleOptions } from '../app.module.js';
 import type { AppConfig } from '../config/app-config.js';
 import { Metrics } from '../observability/metrics.service.js';
@@ -22,6 +23,16 @@ import { mountQueueDashboard } from './queue-dashboard.js';
 import { StrictValidationPipe } from './validation.pipe.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Whether `text` is JSON at all (whatever keys it holds). */
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Builds the application (not yet listening). main.ts and every end-to-end test boot through
@@ -85,8 +96,21 @@ export async function createApp(config: AppConfig, options: AppModuleOptions & {
   // on millions of tiny values; then Fastify's own safe parser.
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   const { REQUEST_MAX_DEPTH: maxDepth, REQUEST_MAX_ITEMS: maxItems } = config.env;
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body as string; // parseAs: 'string'
+  // The raw bytes: JSON is UTF-8 (RFC 8259), and bytes that are not would be decoded to U+FFFD
+  // and taken (spoken, translated, charged) as if the client had sent them.
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const bytes = body as Buffer; // parseAs: 'buffer'
+    // An empty body is no body: clients that always send the JSON content type (DELETE, or a POST
+    // that takes none) are not refused; a route that needs a body says so.
+    if (bytes.length === 0) {
+      done(null, undefined);
+      return;
+    }
+    if (!isUtf8(bytes)) {
+      done(new DomainError(400, RequestErrorCode.InvalidJson, 'request body is not valid UTF-8'), undefined);
+      return;
+    }
+    const text = bytes.toString('utf8');
     // Routes marked @RouteConfig({ rawBody: true }) get the exact text (signatures are computed over it).
     if ((request.routeOptions.config as { rawBody?: boolean } | undefined)?.rawBody === true) {
       done(null, text);
@@ -98,7 +122,12 @@ export async function createApp(config: AppConfig, options: AppModuleOptions & {
     } else if (problem === 'too_many_items') {
       done(new DomainError(400, RequestErrorCode.TooManyItems, `request body holds more than ${maxItems} JSON items (objects, arrays, elements)`), undefined);
     } else {
-      void parseJson(request, text, done);
+      void parseJson(request, text, (error, value) => {
+        // The safe parser also refuses valid JSON with a `__proto__` key (or `constructor` holding
+        // `prototype`): that is a field no body has, not malformed JSON. Checked on refusals only.
+        if (error && isJson(text)) done(new DomainError(400, CommonErrorCode.UnknownField, 'request body has a key that no request takes: __proto__, or constructor.prototype'), undefined);
+        else done(error, value);
+      });
     }
   });
   // Routes marked @RouteConfig({ bodyLimit: 'text' }) take inline media: their own, larger limit.

@@ -100,6 +100,41 @@ describe('errors and requests: envelopes, validation, limits, request ids', () =
     await assertNothingWritten();
   });
 
+  it('answers 400 request.invalid_json to a body that is not UTF-8, and nothing is taken', async () => {
+    // A JSON text whose string holds bytes that are no UTF-8: taken, they would be U+FFFD.
+    const bytes = Buffer.concat([Buffer.from('{"label": "a'), Buffer.from([0xff, 0xfe]), Buffer.from('b", "costMicros": 10}')]);
+    const response = await t.request('/api/svc/v1/test-owned', { method: 'POST', key: account.key, headers: { 'content-type': 'application/json' }, body: bytes });
+    assert.deepEqual({ status: response.status, body: await response.json() }, {
+      status: 400,
+      body: { error: { code: 'request.invalid_json', message: 'request body is not valid UTF-8' } },
+    });
+    // Valid UTF-8 beyond ASCII (and a U+FFFD the client did send) is taken as it is.
+    await assertNothingWritten();
+    const other = await createAccount(t, { creditUsd: 1 });
+    const taken = await t.request('/api/svc/v1/test-owned', { method: 'POST', key: other.key, json: { label: 'é\ufffd😀', costMicros: 10 } });
+    assert.equal(taken.status, 200);
+    assert.equal(((await taken.json()) as { label: string }).label, 'é\ufffd😀');
+  });
+
+  it('answers a __proto__ key with 400 unknown_field, not as malformed JSON', async () => {
+    for (const text of ['{"label": "a", "costMicros": 10, "__proto__": {"admin": true}}', '{"label": "a", "costMicros": 10, "options": {"constructor": {"prototype": {}}}}']) {
+      assert.deepEqual(await post(text), {
+        status: 400,
+        body: { error: { code: 'request.unknown_field', message: 'request body has a key that no request takes: __proto__, or constructor.prototype' } },
+      }, text);
+    }
+    await assertNothingWritten();
+  });
+
+  it('takes an empty body sent as application/json as no body', async () => {
+    const response = await t.request('/api/svc/v1/test-owned', { method: 'POST', key: account.key, headers: { 'content-type': 'application/json' }, body: '' });
+    assert.deepEqual({ status: response.status, body: await response.json() }, {
+      status: 400,
+      body: { error: { code: 'request.invalid_field', message: 'request body must be a JSON object' } },
+    });
+    await assertNothingWritten();
+  });
+
   it('answers 415 request.unsupported_media_type to a body that is not JSON', async () => {
     const answer = await post('<label>a</label>', { 'content-type': 'application/xml' });
     assert.deepEqual(answer, { status: 415, body: { error: { code: 'request.unsupported_media_type', message: 'send the body as application/json' } } });
