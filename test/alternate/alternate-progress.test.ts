@@ -88,6 +88,23 @@ describe('alternate tasks on the kling adapter: polling, callbacks, races, lost 
     fake.finishOnQuery = true;
   });
 
+  it('a succeed callback without a video while the upstream still processes: polling resumes, the video arrives', async () => {
+    fake.finishOnQuery = false;
+    const created = await createAlt(t, account, { prompt: 'early word', duration: 5 });
+    const id = created.body.id as string;
+    await eventually(() => getAlt(t, account, id), (task) => task.status === 'running', 'task running');
+    const task = fake.byExternal(id)!;
+    const early = { ...fake.taskObject({ ...task, status: 'succeed' }), task_result: {} };
+    assert.equal((await fake.callback(id, { secrets: [SECRET_A], body: early })).status, 200);
+    // The worker asks for the video, hears `processing`, and goes back to polling: not failed.
+    const queriesBefore = task.queries;
+    await eventually(() => rowOf(t, id), (row) => row.phase === 'generating' && task.queries > queriesBefore + 1, 'polling again after the early callback');
+    assert.equal((await getAlt(t, account, id)).status, 'running');
+    fake.finish(id, 'succeed');
+    await assertOneVideoOneCharge(id, 350_000n);
+    fake.finishOnQuery = true;
+  });
+
   it('a late failure callback after success changes nothing', async () => {
     const created = await createAlt(t, account, { prompt: 'late', duration: 5 });
     const id = created.body.id as string;

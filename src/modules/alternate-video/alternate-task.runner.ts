@@ -203,11 +203,21 @@ export class AlternateTaskRunner {
     }
   }
 
-  /** A callback said `succeed` without the video's location: ask the upstream for it. */
+  /**
+   * A callback said `succeed` without the video's location: ask the upstream for it. If the
+   * upstream says the task is still going (the callback came before its query answers caught
+   * up), the task goes back to polling: the video is not given up for an early callback.
+   */
   private async locateVideo(task: AlternateTaskEntity, provider: AlternateVideoProvider): Promise<Step> {
     const outcome = await provider.query(alternateSpec(task), task.upstreamTaskId!);
     if (outcome.kind === 'found' && outcome.task.status === 'succeed' && outcome.task.videoUrl) {
       await this.tasks.transition(task.id, { phase: ['storing'], status: ['running'] }, { resultUrl: outcome.task.videoUrl.slice(0, 4096) });
+      return { kind: 'continue' };
+    }
+    if (outcome.kind === 'found' && outcome.task.status !== 'succeed') {
+      // `failed` included: polling observes it and fails the task with the upstream's own reason.
+      this.logger.warn(`task ${task.id}: a succeed callback came without a video and the upstream says ${outcome.task.status}; polling again`);
+      await this.tasks.transition(task.id, { phase: ['storing'], status: ['running'] }, { phase: 'generating', upstreamStatus: outcome.task.status, updatedAt: this.clock.now() });
       return { kind: 'continue' };
     }
     if (outcome.kind === 'error' && outcome.retryable) return { kind: 'wait', ms: outcome.retryAfterMs ?? 5000 };
