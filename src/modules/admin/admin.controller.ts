@@ -1,6 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import {
-  ApiAcceptedResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
@@ -226,10 +225,10 @@ export class AdminController {
   }
 
   @Post('webhook-deliveries/:deliveryId/retry')
-  @HttpCode(202)
+  @HttpCode(200)
   @ApiOperation({ summary: 'One new attempt now for a failed delivery (endpoint enabled, event under seven days old), whoever owns it' })
   @ApiParam({ name: 'deliveryId', example: 'delivery:4f0c…' })
-  @ApiAcceptedResponse({ type: AdminWebhookDeliveryDto, description: 'The delivery, `pending`: the attempt runs in the background (as the owner\'s own retry answers)' })
+  @ApiOkResponse({ type: AdminWebhookDeliveryDto, description: 'The delivery, `pending`: the attempt runs in the background (as the owner\'s own retry answers)' })
   @ApiErrors(404, ['admin.not_found'])
   @ApiErrors(409, [['admin.conflict', 'not failed, endpoint disabled, or event seven days old or more (the message says which)']])
   async retryWebhookDelivery(@Param('deliveryId') deliveryId: string): Promise<AdminWebhookDeliverySummary> {

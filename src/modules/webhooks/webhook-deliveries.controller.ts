@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Page } from '../../../libs/common/index.js';
 import { ApiErrors, ApiKeyUnauthorized } from '../../app/openapi-errors.js';
 import { ApiKeyRoute, type AuthenticatedKey, CurrentKey } from '../identity/index.js';
@@ -29,9 +29,9 @@ export class WebhookDeliveriesController {
   }
 
   @Post(':deliveryId/retry')
-  @HttpCode(202)
+  @HttpCode(200)
   @ApiOperation({ summary: 'One new attempt now for an eligible failed delivery (same event id, fresh signature time)' })
-  @ApiAcceptedResponse({ type: WebhookDeliveryResponseDto, description: 'The delivery, pending, its attempt queued' })
+  @ApiOkResponse({ type: WebhookDeliveryResponseDto, description: 'The delivery, pending, its attempt queued' })
   @ApiErrors(409, [[WebhookDeliveryErrorCode.DeliveryNotRetryable, 'not failed, endpoint disabled, or event seven days old or more']])
   retry(@CurrentKey() key: AuthenticatedKey, @Param('id') id: string, @Param('deliveryId') deliveryId: string): Promise<WebhookDeliveryResource> {
     return this.deliveries.retry(key, id, deliveryId);
