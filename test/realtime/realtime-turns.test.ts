@@ -228,6 +228,33 @@ describe('realtime turns', () => {
     await closeSession(owner.key, session.sessionId);
   });
 
+  it('one turn in flight per session, across connections: a new turn after a reconnect waits for the one still going', async () => {
+    const owner = await fresh();
+    const session = await openSession(t, owner);
+    const { client } = await connectReady(session.url, session.token);
+    const text = 'Still going [sandbox:delay=2000]';
+    client.send({ type: 'turn.commit', turnId: 'first', text });
+    const accepted = await client.next('turn.accepted');
+    client.ws.terminate();
+    const again = await connectReady(session.url, (await newTicket(t, owner, session.sessionId)).token);
+    again.client.send({ type: 'turn.commit', turnId: 'second', text: 'Beside it' });
+    const refusal = await again.client.next('error');
+    assert.deepEqual([refusal.code, refusal.turnId], ['realtime.turn_in_flight', 'second']);
+    assert.match(refusal.message, /turn first of this session is still in flight/);
+    // Nothing was made for it: one turn, one hold.
+    const turns = await t.db.query<{ turn_id: string }>(`SELECT turn_id FROM realtime_turn WHERE session_id = $1`, [session.sessionId]);
+    assert.deepEqual(turns.map((row) => row.turn_id), ['first']);
+    // Following the first turn (its repeat) and then the second, once the first has ended.
+    again.client.send({ type: 'turn.commit', turnId: 'first', text });
+    assert.deepEqual(await again.client.next('turn.accepted'), accepted);
+    assert.equal((await again.client.next()).type, 'turn.completed');
+    again.client.send({ type: 'turn.commit', turnId: 'second', text: 'Beside it' });
+    assert.equal((await again.client.next('turn.accepted')).turnId, 'second');
+    assert.equal((await again.client.until(['turn.completed', 'turn.status'])).at(-1)!.type, 'turn.completed');
+    await again.client.close();
+    await closeSession(owner.key, session.sessionId);
+  });
+
   it('a turn the upstream fails: turn.status failed, nothing charged', async () => {
     const owner = await fresh();
     const { client, sessionId } = await live(owner);

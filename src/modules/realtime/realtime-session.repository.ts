@@ -104,6 +104,11 @@ export class RealtimeSessionRepository {
     return this.db.getRepository(RealtimeTurnEntity).findOneBy({ sessionId, turnId });
   }
 
+  /** The session's most recent turn (a session has few: its budget and 50 minutes bound them). */
+  lastTurn(sessionId: string): Promise<RealtimeTurnEntity | null> {
+    return this.db.getRepository(RealtimeTurnEntity).findOne({ where: { sessionId }, order: { createdAt: 'DESC' } });
+  }
+
   /**
    * In the turn's task creation transaction: allocates the estimate from the session budget (only
    * if it fits and the session is open) and records the turn. Throws AllocationRefused (the

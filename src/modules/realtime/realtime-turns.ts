@@ -53,6 +53,17 @@ export class RealtimeTurns {
     const textHash = sha256(text);
     let known = await this.sessions.findTurn(context.session.id, turnId);
     if (!known) {
+      const going = await this.turnInFlight(context);
+      if (going !== null) {
+        this.metrics.turns.inc({ outcome: 'refused' });
+        out.send({
+          type: 'error',
+          code: RealtimeFrameErrorCode.TurnInFlight,
+          message: `turn ${going} of this session is still in flight; repeat it (same turnId and text) to follow it, or commit the next turn once it has ended`,
+          turnId,
+        });
+        return;
+      }
       try {
         await this.create(context, turnId, text, textHash, out, committedAt);
         return;
@@ -105,6 +116,21 @@ export class RealtimeTurns {
     });
     if (end.kind !== 'finished') this.logger.warn(`turn ${turnId} of ${session.id} (task ${taskId}): the stream ended ${end.kind}`);
     await this.answerTerminal(key, turnId, taskId, out, false);
+  }
+
+  /**
+   * One turn in flight per session (spec › Limits), also across connections: a turn committed
+   * on a connection that is gone goes on, and a new connection may not start another beside it.
+   * A turn is in flight while its task is being generated (queued or processing); one whose
+   * result is being reconciled is not (`turn.status` already told the client where it stands).
+   * Returns the in-flight turn's id, or null.
+   */
+  private async turnInFlight(context: TurnContext): Promise<string | null> {
+    const last = await this.sessions.lastTurn(context.session.id);
+    if (!last) return null;
+    const task = await this.tasks.get(context.key, last.taskId);
+    const generating = (task.status === 'queued' || task.status === 'processing') && task.phase !== 'reconciliationRequired';
+    return generating ? last.turnId : null;
   }
 
   /** A repeated turn: its task again, never new audio nor a second charge; its end once the task has one. */
