@@ -64,6 +64,19 @@ describe('image generation through the live adapter (fake Gemini upstream)', () 
     { name: 'a 429 with RetryInfo', script: { kind: 'error', status: 429, rpcStatus: 'RESOURCE_EXHAUSTED', message: 'quota', retryDelay: '7s' }, status: 503, code: 'image.upstream_unavailable', retryAfter: '7' },
     { name: 'a 500', script: { kind: 'error', status: 500, rpcStatus: 'INTERNAL', message: 'boom' }, status: 503, code: 'image.upstream_unavailable' },
     { name: 'a 400 from the upstream', script: { kind: 'error', status: 400, rpcStatus: 'INVALID_ARGUMENT', message: 'bad' }, status: 502, code: 'image.upstream_failed' },
+    // What the public link would serve from our origin is judged by its bytes, not the named type.
+    {
+      name: 'a scriptable SVG as the image',
+      script: { kind: 'answer', parts: [{ inlineData: { mimeType: 'image/svg+xml', data: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>').toString('base64') } }] },
+      status: 502,
+      code: 'image.upstream_failed',
+    },
+    {
+      name: 'text bytes named image/png',
+      script: { kind: 'answer', parts: [{ inlineData: { mimeType: 'image/png', data: Buffer.from('hello, not an image').toString('base64') } }] },
+      status: 502,
+      code: 'image.upstream_failed',
+    },
   ];
   for (const { name, script, status, code, retryAfter } of outcomes) {
     it(`maps ${name} to ${status} ${code} and releases the hold`, async () => {
@@ -79,6 +92,17 @@ describe('image generation through the live adapter (fake Gemini upstream)', () 
       assert.deepEqual(await liveWallet(), { balance: before.balance, held: 0n });
     });
   }
+
+  it('serves the image with the type its bytes have, not the type the upstream named', async () => {
+    const { jpeg } = await referenceFixtures();
+    fake.next({ kind: 'answer', parts: [{ inlineData: { mimeType: 'image/png', data: jpeg.toString('base64') } }] });
+    const response = await post({ model: 'vendor-3.1-flash-image', prompt: 'a teapot' });
+    const answer = (await response.json()) as { outputs: { images: string[] } };
+    assert.equal(response.status, 200, JSON.stringify(answer));
+    const image = await fetch(answer.outputs.images[0]!);
+    assert.equal(image.headers.get('content-type'), 'image/jpeg');
+    assert.deepEqual(Buffer.from(await image.arrayBuffer()), jpeg);
+  });
 
   async function liveWallet(): Promise<{ balance: bigint; held: bigint }> {
     const [w] = (await t.db.query(`SELECT balance_micros::text AS b, held_micros::text AS h FROM wallet WHERE workspace_id = $1 AND environment = 'live'`, [account.workspaceId])) as Array<{ b: string; h: string }>;

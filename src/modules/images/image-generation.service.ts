@@ -12,6 +12,7 @@ import { ImageGenerationEntity } from './image-generation.entity.js';
 import { ImageGenerationRepository } from './image-generation.repository.js';
 import { ImageMetrics } from './image-metrics.js';
 import { ImageReferenceLoader } from './image-references.js';
+import { sniffImageType } from './image-sniffing.js';
 import { applyImageRules, type ImageRules } from './image-rules.js';
 import { IMAGE_HOLD_SUBJECT, IMAGE_LINK_RETENTION_MS } from './images.constants.js';
 import { newPaidTaskRow } from '../../database/paid-task-columns.js';
@@ -130,8 +131,15 @@ export class ImageGenerationService {
   ): Promise<ImageGenerationResponse> {
     const generatedAt = this.clock.now();
     const expiresAt = new Date(generatedAt.getTime() + IMAGE_LINK_RETENTION_MS);
-    const { mimeType, bytes } = outcome.image;
-    const mediaKey = `image/${row.workspaceId}/${row.id.slice('image:'.length)}.${EXTENSIONS[mimeType] ?? 'bin'}`;
+    const { bytes } = outcome.image;
+    // The link is public and served from our origin: what it serves is judged by its bytes, not
+    // by the type the upstream named (an SVG, HTML or a non-image would run or mislead there).
+    const mimeType = sniffImageType(bytes);
+    if (mimeType === null || !(mimeType in EXTENSIONS)) {
+      this.logger.error({ msg: 'the upstream returned an image that is not PNG, JPEG or WebP', id: row.id, namedType: outcome.image.mimeType, bytes: bytes.length });
+      throw await this.fail(row, { kind: 'failed', reason: 'the upstream returned an image in a format that is not served (not PNG, JPEG or WebP)', retryable: false });
+    }
+    const mediaKey = `image/${row.workspaceId}/${row.id.slice('image:'.length)}.${EXTENSIONS[mimeType]}`;
     let link;
     try {
       await this.media.store({ key: mediaKey, body: bytes, contentType: mimeType, workspaceId: row.workspaceId, expiresAt, publicLink: true });
