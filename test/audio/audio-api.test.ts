@@ -90,6 +90,26 @@ describe('audio generations API: validation, money, idempotency, ownership', () 
     assert.deepEqual(await footprint(t, poor), before);
   });
 
+  it('counts ten distinct voices once aliases resolve: an alias and its voice are one voice', async () => {
+    assert.ok(V4.length >= 11, 'the catalogue has eleven voice_v4 voices');
+    const owner = await createAccount(t, { creditUsd: 5, environment: 'test' });
+    const saved = await t.request('/v1/audio/voices/import', { method: 'POST', key: owner.key, json: { voiceId: V4[0]!.id, alias: 'narrator' } });
+    assert.equal(saved.status, 200, await saved.clone().text());
+    // Eleven names, ten voices: taken.
+    const ten = [...Array.from({ length: 10 }, (_, i) => line(i)), { text: 'Hi.', voiceId: 'narrator' }];
+    const estimate = await t.request('/v1/audio/estimate', { method: 'POST', key: owner.key, json: { model: 'voice_v4', mode: 'text_to_dialogue', dialogue: ten } });
+    assert.equal(estimate.status, 200, await estimate.clone().text());
+    const taken = await createAudio(t, owner, { model: 'voice_v4', mode: 'text_to_dialogue', dialogue: ten });
+    assert.equal(taken.status, 200, JSON.stringify(taken.body));
+    // Eleven voices (one of them through its alias): refused, nothing more held.
+    const before = await footprint(t, owner);
+    const eleven = [...Array.from({ length: 10 }, (_, i) => line(i + 1)), { text: 'Hi.', voiceId: 'narrator' }];
+    const refused = await createAudio(t, owner, { model: 'voice_v4', mode: 'text_to_dialogue', dialogue: eleven });
+    assert.equal(refused.status, 400);
+    assert.deepEqual(refused.body.error, { code: 'audio.invalid_field', message: 'dialogue: 11 distinct voices; at most 10' });
+    assert.deepEqual(await footprint(t, owner), before);
+  });
+
   it('holds price × input characters at creation, answers the spec shape, and settles on the billable characters', async () => {
     const prompt = 'Twenty-eight characters!!!!.';
     const created = await createAudio(t, account, speechBody({ prompt }));

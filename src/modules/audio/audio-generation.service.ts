@@ -8,7 +8,7 @@ import { type CreationJob, type CreationKind, type CreationOutcome, TaskCreation
 import { type HoldInput, PriceCatalogue } from '../billing/index.js';
 import { WalletService } from '../billing/wallet.service.js';
 import type { AuthenticatedKey } from '../identity/index.js';
-import { AUDIO_HOLD_SUBJECT, AUDIO_JOB_OPTIONS, type AudioEndpoint, audioJobId } from './audio.constants.js';
+import { AUDIO_HOLD_SUBJECT, AUDIO_JOB_OPTIONS, AUDIO_MAX_DIALOGUE_VOICES, type AudioEndpoint, audioJobId } from './audio.constants.js';
 import { AudioErrorCode, audioInvalid } from './audio-errors.js';
 import { requestHash } from './audio-idempotency.js';
 import { AudioIdempotencyRepository, type IdempotencyScope } from './audio-idempotency.repository.js';
@@ -241,12 +241,17 @@ export class AudioGenerationService {
     return { request, adapter, inputs, amountMicros };
   }
 
-  /** Each distinct voice once (at most ten, checked by the rules), in parallel. */
+  /**
+   * Each distinct voice as written once (at most twenty, checked by the rules), in parallel; then
+   * at most ten distinct voices as resolved (spec: an alias and its voice's id are one voice).
+   */
   private async resolveVoices(key: AuthenticatedKey, request: ValidatedAudioRequest): Promise<SpeechInput[]> {
     const distinct = [...new Set(request.lines.map((line) => line.voice))];
     const owner = { apiKeyId: key.id, environment: key.environment };
     const resolved = await Promise.all(distinct.map(async (voice) => [voice, await this.voices.resolve(owner, voice, request.model)] as const));
     const official = new Map(resolved);
+    const voices = new Set(resolved.map(([written, voiceId]) => voiceId ?? written));
+    if (voices.size > AUDIO_MAX_DIALOGUE_VOICES) throw audioInvalid('dialogue', `${voices.size} distinct voices; at most ${AUDIO_MAX_DIALOGUE_VOICES}`);
     return request.lines.map((line, index) => {
       const voiceId = official.get(line.voice);
       if (!voiceId) {

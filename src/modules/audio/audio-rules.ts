@@ -55,7 +55,8 @@ function checkSpokenText(field: string, text: string): void {
 /**
  * The rules of spec › Audio generation request that span fields (the DTO checks each field):
  * speech has a prompt and a voice and no dialogue; dialogue has lines and neither; the model
- * speaks the mode; text ≤ 2,000 characters; at most ten distinct voices.
+ * speaks the mode; text ≤ 2,000 characters; at most ten distinct voices (as written here, at
+ * most twenty; as resolved, ten: AudioGenerationService).
  */
 export function validateAudioRequest(dto: CreateAudioGenerationDto): ValidatedAudioRequest {
   if (!MODEL_MODES[dto.model].includes(dto.mode)) {
@@ -96,8 +97,11 @@ function dialogueLines(dto: CreateAudioGenerationDto): RequestedLine[] {
   if (dto.controls?.voiceId !== undefined) throw audioInvalid('controls.voiceId', 'must be omitted for text_to_dialogue (each line names its voice)');
   if (dto.dialogue === undefined) throw audioInvalid('dialogue', 'is required for text_to_dialogue');
   dto.dialogue.forEach((entry, index) => checkSpokenText(`dialogue.${index}.text`, entry.text));
+  // Ten distinct voices are counted once aliases resolve (an alias and its voice's id are one
+  // voice). A key gives a voice at most one alias, so ten voices are written at most twenty ways:
+  // more is refused here, before any lookup.
   const voices = new Set(dto.dialogue.map((entry) => entry.voiceId));
-  if (voices.size > AUDIO_MAX_DIALOGUE_VOICES) {
+  if (voices.size > 2 * AUDIO_MAX_DIALOGUE_VOICES) {
     throw audioInvalid('dialogue', `${voices.size} distinct voices; at most ${AUDIO_MAX_DIALOGUE_VOICES}`);
   }
   return dto.dialogue.map((entry) => ({ text: entry.text, voice: entry.voiceId }));
