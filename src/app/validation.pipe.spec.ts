@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Length, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DomainError } from '../../libs/common/index.js';
@@ -20,6 +20,9 @@ class SampleDto {
 
   @IsOptional() @ValidateNested({ each: true }) @Type(() => InnerDto)
   items?: InnerDto[];
+
+  @IsOptional() @IsString() @Length(1, 8)
+  code?: string;
 }
 
 const pipe = new StrictValidationPipe();
@@ -48,6 +51,9 @@ describe('StrictValidationPipe', () => {
     assert.equal(await problem({ name: 'ab', count: '3' }), 'invalid_field count: must be an integer number');
     assert.equal(await problem({ name: 'ab', count: 11 }), 'invalid_field count: must not be greater than 10');
     assert.equal(await problem({ name: 'ab' }), 'invalid_field count: is required');
+    // `isLength` is named like a type check but is a range: the type is reported.
+    assert.equal(await problem({ name: 'ab', count: 3, code: 123 }), 'invalid_field code: must be a string');
+    assert.equal(await problem({ name: 'ab', count: 3, code: 'toolongcode' }), 'invalid_field code: must be shorter than or equal to 8 characters');
     assert.equal(await problem({ name: 'ab', count: 3, items: [{ mode: 'a' }, { mode: 'z' }] }), 'invalid_field items.1.mode: must be one of the following values: a, b');
   });
 

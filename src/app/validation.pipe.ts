@@ -4,8 +4,8 @@ import { type ValidationError, validate } from 'class-validator';
 import { CommonErrorCode, DomainError } from '../../libs/common/index.js';
 import { acceptIfValid } from './compiled-validator.js';
 
-/** class-validator's type and format checks (isString, isInt, isIn, …) are named `is…`. */
-const TYPE_RULE = /^is[A-Z]/;
+/** class-validator's type and format checks (isString, isInt, isIn, …) are named `is…`; `isLength` is a range. */
+const TYPE_RULE = /^is(?!Length$)[A-Z]/;
 
 /**
  * The rule to report when a field breaks several: a missing field is "required", a value of the
@@ -14,6 +14,7 @@ const TYPE_RULE = /^is[A-Z]/;
  */
 function mainProblem(error: ValidationError): { rule: string; why: string } {
   const entries = Object.entries(error.constraints ?? {});
+  // A type check first (a number where a string belongs is "must be a string", not a length).
   const [rule, why] = entries.find(([name]) => TYPE_RULE.test(name)) ?? entries[0]!;
   if (error.value === undefined && rule !== 'whitelistValidation' && rule !== 'unknownValue') return { rule, why: 'is required' };
   return { rule, why: why.replace(`${error.property} `, '') };
