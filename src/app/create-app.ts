@@ -24,6 +24,21 @@ import { StrictValidationPipe } from './validation.pipe.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/**
+ * A connection's `error` is the client's fault (a frame over REALTIME_MAX_FRAME_BYTES, a
+ * malformed frame: `ws` closes it with 1009 or 1002): a warning, not an error line for
+ * operators to chase. The server's own errors stay errors.
+ */
+class ClientFaultsWsAdapter extends WsAdapter {
+  override bindErrorHandler(server: { on(event: string, listener: (arg: any) => void): void }): unknown {
+    server.on('connection', (socket: { on(event: 'error', listener: (error: Error) => void): void }) =>
+      socket.on('error', (error) => this.logger.warn(`a realtime client broke the protocol: ${error.message}`)),
+    );
+    server.on('error', (error: Error) => this.logger.error(error));
+    return server;
+  }
+}
+
 /** Whether `text` is JSON at all (whatever keys it holds). */
 function isJson(text: string): boolean {
   try {
@@ -84,7 +99,7 @@ export async function createApp(config: AppConfig, options: AppModuleOptions & {
   app.useLogger(app.get(Logger));
   // The realtime gateway (raw `ws`) shares the HTTP server and port. Its frames are `{type, …}`, read
   // by the gateway itself: Nest's `{event, data}` dispatch is given nothing to parse.
-  app.useWebSocketAdapter(new WsAdapter(app, { messageParser: () => undefined }));
+  app.useWebSocketAdapter(new ClientFaultsWsAdapter(app, { messageParser: () => undefined }));
   app.useGlobalFilters(filter);
   app.useGlobalPipes(new StrictValidationPipe());
   app.enableShutdownHooks();

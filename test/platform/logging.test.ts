@@ -8,6 +8,7 @@ import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { redactUrl } from '../../src/app/logger.js';
 import { createAudio, speechBody, waitForAudio } from '../audio/audio-helpers.js';
+import { connectReady, openSession } from '../realtime/realtime-helpers.js';
 import { eventually } from '../support/eventually.js';
 import { createAccount, type TestAccount } from '../support/factories.js';
 import { bootTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../support/test-app.js';
@@ -90,6 +91,22 @@ describe('logs: JSON, request and job context, task life, no secrets', () => {
     assert.ok(media.req?.url?.includes('sig=[redacted]'), `the link's path is logged, its signature is not: ${media.req?.url}`);
     assert.ok(!logs.raw.some((text) => text.includes(signature)), 'no line holds the signature');
     assert.ok(!logs.raw.some((text) => text.includes(TEST_ADMIN_TOKEN)), 'no line holds the admin token');
+  });
+
+  it("a realtime client's protocol fault (an oversized frame, closed 1009) is a warning, not an error line", async () => {
+    const session = await openSession(t, account);
+    const { client } = await connectReady(session.url, session.token);
+    const from = logs.lines.length;
+    client.send({ type: 'turn.commit', turnId: 'big', text: 'x'.repeat(40_000) });
+    assert.equal((await client.closed).code, 1009);
+    const fault = await eventually(
+      async () => logs.lines.slice(from).find((l) => typeof l.msg === 'string' && l.msg.includes('broke the protocol')),
+      (line) => line !== undefined,
+      'the warning line',
+    );
+    assert.equal(fault!.level, 40);
+    assert.deepEqual(logs.lines.slice(from).filter((l) => l.level >= 50), []);
+    await t.request(`/v1/audio/realtime/sessions/${encodeURIComponent(session.sessionId)}`, { method: 'DELETE', key: account.key });
   });
 
   it('redactUrl keeps the path and the other parameters', () => {
