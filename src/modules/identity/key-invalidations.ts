@@ -120,6 +120,8 @@ export class KeyInvalidations implements OnApplicationShutdown {
   /** Tells every API process (this one included) to forget `what`; throws when Redis did not take it. */
   async publish(what: KeyInvalidation): Promise<void> {
     if (this.closed) throw new Error('API key invalidations: the app is closing');
+    // This process first, without waiting for its own subscription to hear it.
+    this.cache.invalidate(what);
     this.publisher ??= this.openPublisher();
     await withTimeout(this.publisher.publish(this.channel, encodeInvalidation(what)), PUBLISH_TIMEOUT_MS, 'API key invalidation');
   }
