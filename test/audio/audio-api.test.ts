@@ -37,6 +37,7 @@ const REFUSALS: Array<[string, Record<string, unknown>, string, string]> = [
   ['controls of 60,000 unknown fields', { ...speechBody({ model: 'voice_v9' }), controls: Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`k${i}`, 1])) }, 'audio.unknown_field', 'controls.k0'],
   ['dialogue of 11 voices', { model: 'voice_v4', mode: 'text_to_dialogue', dialogue: Array.from({ length: 11 }, (_, i) => ({ text: 'a', voiceId: `voice-${i}` })) }, 'audio.invalid_field', 'dialogue'],
   ['dialogue over 2,000 characters', { model: 'voice_v4', mode: 'text_to_dialogue', dialogue: [line(0, 'a'.repeat(1500)), line(1, 'b'.repeat(501))] }, 'audio.text_too_long', 'dialogue'],
+  ['one dialogue line of 2,001 characters', { model: 'voice_v4', mode: 'text_to_dialogue', dialogue: [line(0, 'a'.repeat(2001))] }, 'audio.text_too_long', 'dialogue'],
   ['dialogue with an unknown voice', { model: 'voice_v4', mode: 'text_to_dialogue', dialogue: [line(0), { text: 'x', voiceId: UNKNOWN_VOICE_ID }] }, 'audio.voice_unsupported', 'dialogue.1.voiceId'],
   ['prompt of whitespace only', speechBody({ prompt: ' \n\t ' }), 'audio.invalid_field', 'prompt'],
   ['prompt with a NUL character', speechBody({ prompt: 'a\u0000b' }), 'audio.invalid_field', 'prompt'],
@@ -88,6 +89,12 @@ describe('audio generations API: validation, money, idempotency, ownership', () 
     assert.equal(answer.status, 402);
     assert.equal(answer.body.error.code, 'audio.insufficient_balance');
     assert.deepEqual(await footprint(t, poor), before);
+  });
+
+  it('counts a dialogue line in characters, not UTF-16 units: 1,500 emoji are 1,500 characters', async () => {
+    const response = await t.request('/v1/audio/estimate', { method: 'POST', key: account.key, json: { model: 'voice_v4', mode: 'text_to_dialogue', dialogue: [line(0, '😀'.repeat(1500))] } });
+    assert.equal(response.status, 200, await response.clone().text());
+    assert.equal(((await response.json()) as { inputCharacters: number }).inputCharacters, 1500);
   });
 
   it('counts ten distinct voices once aliases resolve: an alias and its voice are one voice', async () => {

@@ -8,6 +8,7 @@ import {
   IsInt,
   IsString,
   Length,
+  MinLength,
   Matches,
   Max,
   Min,
@@ -53,8 +54,10 @@ export class AudioProviderOptionsDto {
 }
 
 export class DialogueEntryDto {
+  // No maximum here: a line over 2,000 characters is over the request's text limit, which the
+  // rules judge for the whole dialogue (400 audio.text_too_long, as for a prompt), not a field rule.
   @ApiProperty({ minLength: 1 })
-  @IsString() @Length(1, 2000)
+  @IsString() @MinLength(1)
   text!: string;
 
   @ApiProperty({ minLength: 1, maxLength: 128 })
