@@ -83,7 +83,7 @@ describe('alternate video API (sandbox): validation, code table, shared endpoint
       assert.equal(answer.body.error_code, code);
       assert.ok(answer.body.error.startsWith(field), answer.body.error);
       // The upstream was never asked: no upstreamCode.
-      assert.deepEqual(answer.body.error_params, { provider: 'kling', status });
+      assert.deepEqual(answer.body.error_params, { provider: 'kling', status, upstreamCode: 0 });
       await assertNothingHeld(before);
       assert.equal(await rowCount(t, account.keyId), rows);
     });
@@ -114,7 +114,7 @@ describe('alternate video API (sandbox): validation, code table, shared endpoint
     const missing = await createAlt(t, account, { prompt: 'x', image: `${mediaBase}/missing.png` });
     assert.equal(missing.status, 400);
     assert.equal(missing.body.error_code, 'provider.invalid_image');
-    assert.deepEqual(missing.body.error_params, { provider: 'kling', status: 400 });
+    assert.deepEqual(missing.body.error_params, { provider: 'kling', status: 400, upstreamCode: 0 });
     const ratio = await createAlt(t, account, { prompt: 'x', image: `${mediaBase}/frame.png`, aspectRatio: '9:16' });
     assert.equal(ratio.status, 400);
     assert.equal(ratio.body.error_code, 'provider.invalid_field');
@@ -126,7 +126,7 @@ describe('alternate video API (sandbox): validation, code table, shared endpoint
     const answer = await createAlt(t, { key: 'svc_live_nope' }, { prompt: 'x' });
     assert.equal(answer.status, 401);
     assert.equal(answer.body.error_code, 'provider.unauthorized');
-    assert.deepEqual(answer.body.error_params, { provider: 'kling', status: 401 });
+    assert.deepEqual(answer.body.error_params, { provider: 'kling', status: 401, upstreamCode: 0 });
     // Before the body's bound too (the global key guard runs before the route's body guard).
     const crowded = await createAlt(t, { key: 'svc_live_nope' }, { prompt: 'x', image: { nested: true } });
     assert.equal(crowded.status, 401);
@@ -138,7 +138,7 @@ describe('alternate video API (sandbox): validation, code table, shared endpoint
     const answer = await createAlt(t, poor, { prompt: 'x', duration: 10, mode: 'pro' });
     assert.equal(answer.status, 402);
     assert.equal(answer.body.error_code, 'provider.insufficient_balance');
-    assert.deepEqual(answer.body.error_params, { provider: 'kling', status: 402 });
+    assert.deepEqual(answer.body.error_params, { provider: 'kling', status: 402, upstreamCode: 0 });
     assert.equal(await rowCount(t, poor.keyId), 0);
   });
 
@@ -263,7 +263,7 @@ describe('alternate video API (sandbox): validation, code table, shared endpoint
       const body: any = await response.json();
       assert.deepEqual(Object.keys(body).sort(), ['error', 'error_code', 'error_params']);
       assert.equal(body.error_code, 'provider.operation_not_supported');
-      assert.deepEqual(body.error_params, { provider: 'kling', status: 405 });
+      assert.deepEqual(body.error_params, { provider: 'kling', status: 405, upstreamCode: 0 });
     }
     assert.equal((await wallet(t, account)).heldUsd, heldBefore);
     assert.deepEqual(await ledgerOf(t, id), holdBefore);

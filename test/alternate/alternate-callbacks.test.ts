@@ -59,7 +59,7 @@ describe('alternate callbacks: verification, rotation, replay, unknown tasks', (
       const answer = await send(id);
       assert.equal(answer.status, 401);
       assert.equal(answer.body.error_code, 'provider.invalid_signature');
-      assert.deepEqual(answer.body.error_params, { provider: 'kling', status: 401 });
+      assert.deepEqual(answer.body.error_params, { provider: 'kling', status: 401, upstreamCode: 0 });
       await assertUntouched(id);
       // The same event, correctly signed, is still accepted afterwards.
       assert.equal((await fake.callback(id, { secrets: [SECRET_A] })).status, 200);

@@ -27,7 +27,7 @@ describe('alternate video in production without KLING_ACCESS_KEY', () => {
     const answer = await createAlt(t, live, { prompt: 'x' });
     assert.equal(answer.status, 503);
     assert.equal(answer.body.error_code, 'provider.unavailable');
-    assert.deepEqual(answer.body.error_params, { provider: 'kling', status: 503 });
+    assert.deepEqual(answer.body.error_params, { provider: 'kling', status: 503, upstreamCode: 0 });
     assert.deepEqual(await wallet(t, live), before);
     assert.equal(await rowCount(t, live.keyId), 0);
   });

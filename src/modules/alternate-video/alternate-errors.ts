@@ -18,10 +18,16 @@ export enum AlternateErrorCode {
   InvalidSignature = 'provider.invalid_signature',
 }
 
-/** The alternate envelope (spec, Errors › Envelopes). `upstreamCode` appears only when the upstream answered one. */
+/** `upstreamCode` when no upstream code applies: Kling answers 0 when it reports no error. */
+const NO_UPSTREAM_CODE = 0;
+
+/**
+ * The alternate envelope (spec, Errors › Envelopes): `error_params` always has its three fields.
+ * `upstreamCode` is the upstream's error code, or 0 (Kling's own "no error" code) when the upstream
+ * was not asked or answered without one: a client's schema always finds an integer there.
+ */
 export function alternateEnvelope(error: SettledError & { upstreamCode?: number }): Record<string, unknown> {
-  const params: Record<string, unknown> = { provider: ALTERNATE_PROVIDER_NAME, status: error.status };
-  if (error.upstreamCode !== undefined) params.upstreamCode = error.upstreamCode;
+  const params: Record<string, unknown> = { provider: ALTERNATE_PROVIDER_NAME, status: error.status, upstreamCode: error.upstreamCode ?? NO_UPSTREAM_CODE };
   const body: Record<string, unknown> = { error_code: error.code, error: error.message, error_params: params };
   if (error.errorId) body.error_id = error.errorId;
   return body;

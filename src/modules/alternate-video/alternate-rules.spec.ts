@@ -26,15 +26,15 @@ describe('alternate provider: code table, envelope, task parsing, token, pricing
 
   it('answers codes outside the table with 502 (keeping the code), no code with 502, unreachable with 503', () => {
     assert.deepEqual(upstreamRefusal(1400, 400).body().error_params, { provider: 'kling', status: 502, upstreamCode: 1400 });
-    assert.deepEqual(upstreamRefusal(null, 418).body().error_params, { provider: 'kling', status: 502 });
-    assert.deepEqual(upstreamRefusal(null, 503).body().error_params, { provider: 'kling', status: 503 });
+    assert.deepEqual(upstreamRefusal(null, 418).body().error_params, { provider: 'kling', status: 502, upstreamCode: 0 });
+    assert.deepEqual(upstreamRefusal(null, 503).body().error_params, { provider: 'kling', status: 503, upstreamCode: 0 });
   });
 
   it('writes the envelope without upstreamCode when the upstream was not asked', () => {
     assert.deepEqual(alternateEnvelope({ status: 400, code: 'provider.invalid_field', message: 'prompt: is required' }), {
       error_code: 'provider.invalid_field',
       error: 'prompt: is required',
-      error_params: { provider: 'kling', status: 400 },
+      error_params: { provider: 'kling', status: 400, upstreamCode: 0 },
     });
   });
 

@@ -57,8 +57,8 @@ export class AlternateErrorParamsDto {
   provider!: string;
   @ApiProperty({ example: 429, description: 'The HTTP status of this answer' })
   status!: number;
-  @ApiPropertyOptional({ example: 1303, description: "The upstream's code; absent when the upstream was not asked (validation) or gave none. Diagnostic only" })
-  upstreamCode?: number;
+  @ApiProperty({ example: 1303, description: "The upstream's code; 0 when the upstream was not asked (validation, auth, balance) or gave none. Diagnostic only" })
+  upstreamCode!: number;
 }
 
 /** The alternate-provider envelope (spec, Errors › Envelopes). */
