@@ -23,11 +23,42 @@ function pushUser(contents: GeminiContent[], parts: GeminiPart[], mergeToolResul
   contents.push({ role: 'user', parts });
 }
 
+/**
+ * The results of one model turn's calls, in the order of the calls, whatever order the client
+ * sent them in (spec: results are matched by call id). Gemini pairs a response that has no
+ * native id with its call by position: two parallel `get_weather` calls answered in reverse
+ * order would otherwise swap results.
+ */
+class ToolResults {
+  private readonly orderOf = new Map<GeminiPart, number>();
+  private calls = 0;
+
+  /** The next call's place among the conversation's calls. */
+  nextOrder(): number {
+    return this.calls++;
+  }
+
+  push(contents: GeminiContent[], call: KnownCall, part: GeminiPart): void {
+    this.orderOf.set(part, call.order);
+    pushUser(contents, [part], true);
+  }
+
+  /** Once the conversation is built: each run of results in the order of its calls (one sort per run). */
+  order(contents: GeminiContent[]): void {
+    if (this.orderOf.size < 2) return;
+    for (const content of contents) {
+      if (content.role !== 'user' || content.parts.length < 2 || !content.parts.every((part) => this.orderOf.has(part))) continue;
+      content.parts.sort((a, b) => this.orderOf.get(a)! - this.orderOf.get(b)!);
+    }
+  }
+}
+
 export function chatConversation(messages: unknown): Conversation {
   if (!Array.isArray(messages) || messages.length === 0) throw invalid('messages', 'must be an array with at least 1 item');
   const contents: GeminiContent[] = [];
   const system: GeminiPart[] = [];
   const calls = new Map<string, KnownCall>();
+  const results = new ToolResults();
   let lastRole: string | null = null;
 
   messages.forEach((message, i) => {
@@ -67,7 +98,7 @@ export function chatConversation(messages: unknown): Conversation {
             const fromParts = replayedCalls[j]?.functionCall;
             if (fromParts && fromParts.name === fn.name && typeof fromParts.id === 'string') nativeId = fromParts.id;
           }
-          calls.set(call.id, { name: fn.name, nativeId });
+          calls.set(call.id, { name: fn.name, nativeId, order: results.nextOrder() });
           if (!replayed) {
             const part: GeminiPart = { functionCall: { name: fn.name, args: parseArguments(fn.arguments, `${callPath}.function.arguments`) } };
             if (nativeId !== undefined) part.functionCall!.id = nativeId;
@@ -85,7 +116,7 @@ export function chatConversation(messages: unknown): Conversation {
         if (!call) {
           throw new DomainError(400, TextErrorCode.UnknownToolCall, `${path}.tool_call_id: no earlier assistant tool call has id ${JSON.stringify(message.tool_call_id)}`);
         }
-        pushUser(contents, [functionResponsePart(call, message.content, `${path}.content`)], true);
+        results.push(contents, call, functionResponsePart(call, message.content, `${path}.content`));
         break;
       }
       default:
@@ -93,6 +124,7 @@ export function chatConversation(messages: unknown): Conversation {
     }
     lastRole = role as string;
   });
+  results.order(contents);
   return { contents, system, lastRole };
 }
 
@@ -102,6 +134,7 @@ export function responsesConversation(input: unknown, instructions: string | und
   if (!Array.isArray(input) || input.length === 0) throw invalid('input', 'must be a string or a non-empty array of items');
   const contents: GeminiContent[] = [];
   const calls = new Map<string, KnownCall>();
+  const results = new ToolResults();
   let lastRole: string | null = null;
   /** Whether the last model content may take the next assistant-side item (one model turn). */
   let modelOpen = false;
@@ -144,7 +177,7 @@ export function responsesConversation(input: unknown, instructions: string | und
       const replayed = replayedParts(item, path);
       const replayedCall = replayed?.find((p) => isObject(p.functionCall))?.functionCall;
       const nativeId = replayedCall && replayedCall.name === item.name && typeof replayedCall.id === 'string' ? replayedCall.id : undefined;
-      calls.set(item.call_id, { name: item.name, nativeId });
+      calls.set(item.call_id, { name: item.name, nativeId, order: results.nextOrder() });
       pushModel(replayed ?? [{ functionCall: { name: item.name, args: parseArguments(item.arguments, `${path}.arguments`) } }]);
       lastRole = 'assistant';
       return;
@@ -153,7 +186,7 @@ export function responsesConversation(input: unknown, instructions: string | und
       if (typeof item.call_id !== 'string') throw invalid(`${path}.call_id`, 'must be a string');
       const call = calls.get(item.call_id);
       if (!call) throw new DomainError(400, TextErrorCode.UnknownToolCall, `${path}.call_id: no earlier function_call item has call_id ${JSON.stringify(item.call_id)}`);
-      pushUser(contents, [functionResponsePart(call, item.output, `${path}.output`)], true);
+      results.push(contents, call, functionResponsePart(call, item.output, `${path}.output`));
       modelOpen = false;
       lastRole = 'tool';
       return;
@@ -161,5 +194,6 @@ export function responsesConversation(input: unknown, instructions: string | und
     if (type === 'reasoning') return; // never produced by this service; accepted and skipped
     throw invalid(`${path}.type`, `unsupported input item type ${JSON.stringify(type)}`);
   });
+  results.order(contents);
   return { contents, system, lastRole };
 }

@@ -8,6 +8,8 @@ import { checkBodyDepth } from './schema-limits.js';
 export interface KnownCall {
   name: string;
   nativeId?: string;
+  /** Where the call stands among the conversation's calls: its result goes in that place. */
+  order: number;
 }
 
 export function parseArguments(value: unknown, path: string): Record<string, unknown> {

@@ -152,13 +152,55 @@ describe('translateTextRequest (Chat → Gemini)', () => {
       role: 'model',
       parts: [{ functionCall: { name: 'w', args: { city: 'A' }, id: 'a1' }, thoughtSignature: 'U0lHMQ==' }, { functionCall: { name: 'w', args: { city: 'B' } } }],
     });
+    // The results in the order of the calls (sent in the other order): Gemini pairs the one
+    // without a native id by position.
     assert.deepEqual(gemini.contents[2], {
       role: 'user',
       parts: [
-        { functionResponse: { name: 'w', response: { output: 'rain' } } },
         { functionResponse: { name: 'w', id: 'a1', response: { t: 20 }, parts: [{ inlineData: { mimeType: 'image/png', data: 'AAAA' } }] } },
+        { functionResponse: { name: 'w', response: { output: 'rain' } } },
       ],
     });
+  });
+
+  it('puts the results of parallel same-name calls without native ids in the order of the calls, in both operations', () => {
+    const chat = translateTextRequest('chat', {
+      model: 'vendor-3.8-flash',
+      messages: [
+        { role: 'user', content: 'weather in Paris and Rome' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'call_p', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+            { id: 'call_r', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'call_r', content: 'result for Rome' },
+        { role: 'tool', tool_call_id: 'call_p', content: 'result for Paris' },
+        { role: 'user', content: 'and now?' },
+      ],
+    });
+    const inOrder = {
+      role: 'user',
+      parts: [
+        { functionResponse: { name: 'get_weather', response: { output: 'result for Paris' } } },
+        { functionResponse: { name: 'get_weather', response: { output: 'result for Rome' } } },
+      ],
+    };
+    assert.deepEqual(chat.gemini.contents[2], inOrder);
+    assert.deepEqual(chat.gemini.contents[3], { role: 'user', parts: [{ text: 'and now?' }] });
+    const responses = translateTextRequest('responses', {
+      model: 'vendor-3.8-flash',
+      input: [
+        { role: 'user', content: 'weather in Paris and Rome' },
+        { type: 'function_call', call_id: 'call_p', name: 'get_weather', arguments: '{"city":"Paris"}' },
+        { type: 'function_call', call_id: 'call_r', name: 'get_weather', arguments: '{"city":"Rome"}' },
+        { type: 'function_call_output', call_id: 'call_r', output: 'result for Rome' },
+        { type: 'function_call_output', call_id: 'call_p', output: 'result for Paris' },
+      ],
+    });
+    assert.deepEqual(responses.gemini.contents[2], inOrder);
   });
 
   it('gives replayed providerMetadata.vendor.parts precedence over reconstructed content, byte for byte', () => {
