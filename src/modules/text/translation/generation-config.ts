@@ -47,6 +47,25 @@ export function maxTokens(body: Json, model: TextModelId): number | undefined {
   return value;
 }
 
+const VENDOR_GENERATION = 'providerOptions.vendor.generationConfig';
+
+/**
+ * The vendor block's sampling fields held to the spec's limits, as their normalized names are
+ * (top_p 0 to 1, top_k and the output cap at least 1, the cap at most the model's): the vendor
+ * block reaches the upstream as sent, and its output cap sizes the hold when max_tokens is not
+ * given (the hold is the most the request can cost; DESIGN §6). Returns that cap.
+ */
+export function vendorOutputCap(vendorGeneration: Json, model: TextModelId): number | undefined {
+  const { topP, topK, maxOutputTokens } = vendorGeneration;
+  if (topP !== undefined && !(typeof topP === 'number' && topP >= 0 && topP <= 1)) throw invalid(`${VENDOR_GENERATION}.topP`, 'must be a number between 0 and 1');
+  if (topK !== undefined && !(Number.isInteger(topK) && (topK as number) >= 1)) throw invalid(`${VENDOR_GENERATION}.topK`, 'must be an integer of at least 1');
+  if (maxOutputTokens === undefined) return undefined;
+  if (!(Number.isInteger(maxOutputTokens) && (maxOutputTokens as number) >= 1 && (maxOutputTokens as number) <= MAX_OUTPUT_TOKENS)) {
+    throw invalid(`${VENDOR_GENERATION}.maxOutputTokens`, `must be an integer from 1 to ${MAX_OUTPUT_TOKENS} for ${model}`);
+  }
+  return maxOutputTokens as number;
+}
+
 export function stopSequences(body: Json): string[] | undefined {
   const stop = body.stop;
   if (stop === undefined || stop === null) return undefined;

@@ -353,6 +353,22 @@ describe('translateTextRequest rejections', () => {
     assert.equal(code(chat({ providerOptions: { vendor: { cachedContent: 'x' } } })), '400 text.invalid_field');
   });
 
+  it("holds the vendor block's sampling to the spec's limits, and sizes the hold by its output cap", () => {
+    const generation = (g: Record<string, unknown>, extra: Record<string, unknown> = {}) => chat({ providerOptions: { vendor: { generationConfig: g } }, ...extra });
+    for (const g of [{ topK: 0 }, { topK: 1.5 }, { topP: 2 }, { topP: -0.1 }, { topP: '0.5' }, { maxOutputTokens: -5 }, { maxOutputTokens: 0 }, { maxOutputTokens: 1e9 }, { maxOutputTokens: 65_537 }, { max_output_tokens: 1e9 }, { top_k: 0 }]) {
+      assert.equal(code(generation(g)), '400 text.invalid_field', JSON.stringify(g));
+    }
+    // Checked also when max_tokens is given (which wins as the cap).
+    assert.equal(code(generation({ topP: 2 }, { max_tokens: 10 })), '400 text.invalid_field');
+    assert.equal(code(generation({ topK: 1, topP: 0, maxOutputTokens: 65_536 })), 'accepted');
+    const capped = translateTextRequest('chat', { model: 'vendor-3.8-flash', messages: [{ role: 'user', content: 'x' }], providerOptions: { vendor: { generationConfig: { maxOutputTokens: 100 } } } });
+    assert.equal(capped.maxOutputTokens, 100);
+    assert.equal(capped.gemini.generationConfig!.maxOutputTokens, 100);
+    const explicit = translateTextRequest('chat', { model: 'vendor-3.8-flash', messages: [{ role: 'user', content: 'x' }], max_tokens: 50, providerOptions: { vendor: { generationConfig: { maxOutputTokens: 100 } } } });
+    assert.equal(explicit.maxOutputTokens, 50);
+    assert.equal(explicit.gemini.generationConfig!.maxOutputTokens, 50);
+  });
+
   it('applies the same rules to snake_case spellings inside providerOptions.vendor', () => {
     const vendor = (v: Record<string, unknown>) => ({ providerOptions: { vendor: v } });
     assert.equal(code(chat(vendor({ tool_config: { function_calling_config: { stream_function_call_arguments: true } } }))), '422 text.stream_function_call_arguments_unsupported');

@@ -9,7 +9,7 @@ import { DomainError } from '../../../../libs/common/index.js';
 import { type GeminiRequest, type GeminiTool, isTextModel, MAX_OUTPUT_TOKENS, TEXT_MODEL_IDS } from '../../../../libs/providers/index.js';
 import { invalid, TextErrorCode, unsupported } from '../text-errors.js';
 import { chatConversation, responsesConversation } from './conversation.js';
-import { buildGenerationConfig, maxTokens, reasoningEffort, stopSequences, structuredOutput } from './generation-config.js';
+import { buildGenerationConfig, maxTokens, reasoningEffort, stopSequences, structuredOutput, vendorOutputCap } from './generation-config.js';
 import { deepHas, isObject, type Json, optBoolean, optInteger, optNumber, optObject, optString } from './json-readers.js';
 import { MODEL_RULES } from './model-rules.js';
 import { checkBodyDepth, checkDeclarationCount } from './schema-limits.js';
@@ -70,7 +70,9 @@ export function translateTextRequest(operation: TextOperation, rawBody: unknown)
   for (const [key, value] of [['frequency_penalty', frequencyPenalty], ['presence_penalty', presencePenalty]] as const) {
     if (value !== undefined && (value < -2 || value >= 2)) throw invalid(key, 'must be at least -2 and below 2');
   }
-  const outputCap = maxTokens(body, model);
+  // max_tokens wins over the vendor block's maxOutputTokens; either sizes the hold.
+  const vendorCap = vendorOutputCap(vendorGeneration, model);
+  const outputCap = maxTokens(body, model) ?? vendorCap;
   const stop = stopSequences(body);
   const stream = optBoolean(body, 'stream') ?? false;
   const streamOptions = optObject(body, 'stream_options');
