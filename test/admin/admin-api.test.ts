@@ -261,16 +261,19 @@ describe('admin API', () => {
 
     it('checks names, environments and references', async () => {
       const workspace = await createWorkspace('Validation 2');
-      for (const json of [{}, { name: '' }, { name: '   ' }, { name: 'x'.repeat(201) }, { name: 42 }]) {
+      // NUL and unpaired surrogates: PostgreSQL cannot store them (a NUL was a 500, a lone surrogate stored as U+FFFD).
+      for (const json of [{}, { name: '' }, { name: '   ' }, { name: 'x'.repeat(201) }, { name: 42 }, { name: 'a\u0000b' }, { name: 'a\ud800b' }]) {
         await expectError(await req('/admin/v1/workspaces', { admin: true, json }), 400, 'admin.invalid_field', 'name');
       }
+      await expectError(await req(`/admin/v1/workspaces/${workspace.id}/api-keys`, { admin: true, method: 'POST', json: { name: 'k\u0000' } }), 400, 'admin.invalid_field', 'name');
       await expectError(
         await req(`/admin/v1/workspaces/${workspace.id}/api-keys`, { admin: true, method: 'POST', json: { name: 'k', environment: 'prod' } }),
         400,
         'admin.invalid_field',
         'environment',
       );
-      for (const reference of [undefined, '', 'r'.repeat(201), 7]) {
+      // Whitespace at either end would make `same` and `same ` two references: two credits.
+      for (const reference of [undefined, '', 'r'.repeat(201), 7, '   ', 'same ', ' same', 'a\u0000b']) {
         await expectError(
           await req(`/admin/v1/workspaces/${workspace.id}/wallet/credits`, { admin: true, method: 'POST', json: { amountUsd: 1, reference } }),
           400,
