@@ -1,8 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsObject, IsString, Length, Max, Min, ValidateBy, ValidateIf, ValidateNested, type ValidationOptions } from 'class-validator';
-import { isStorableText, NOT_STORABLE_MESSAGE } from '../../libs/common/index.js';
+import { IsInt, IsObject, IsString, Length, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
 
 /** Optional, but `null` is not "absent": a field is either omitted or valid. */
 export const Optional = (): PropertyDecorator => ValidateIf((_object: object, value: unknown) => value !== undefined);
@@ -12,9 +11,7 @@ export function OptionalNested(type: new () => object): PropertyDecorator {
   return applyDecorators(ApiPropertyOptional({ type }), Optional(), IsObject(), ValidateNested(), Type(() => type));
 }
 
-/** A string the service stores: no U+0000 and no unpaired surrogate (PostgreSQL refuses both; a 400 names the field instead of a 500). */
-export const StorableText = (options?: ValidationOptions): PropertyDecorator =>
-  ValidateBy({ name: 'isStorableText', validator: { validate: (value: unknown) => typeof value !== 'string' || isStorableText(value) } }, { message: NOT_STORABLE_MESSAGE, ...options });
+export { StorableText } from './storable-text.validator.js';
 
 /** The page fields of a domain's task list (`GET /v1/<domain>/…?limit=&after=`); the domain adds its filters. */
 export class TaskPageQueryDto {

@@ -1,5 +1,6 @@
-import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min, ValidateBy } from 'class-validator';
-import { isStorableText, MAX_PAGE_LIMIT, NOT_STORABLE_MESSAGE } from '../../../libs/common/index.js';
+import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { MAX_PAGE_LIMIT } from '../../../libs/common/index.js';
+import { StorableText } from '../../app/storable-text.validator.js';
 import type { LedgerKind } from '../billing/index.js';
 import type { KeyEnvironment } from '../identity/index.js';
 import { IsUsdAmount } from './usd-amount.validator.js';
@@ -16,15 +17,11 @@ const NOT_BLANK = /\S/;
 /** No whitespace at either end: `same` and `same ` would be two references, two credits. */
 const TRIMMED = /^\S(?:[\s\S]*\S)?$/;
 
-/** Text PostgreSQL can store (no NUL, no unpaired surrogate): refused with a 400, not a 500 at the insert. */
-const Storable = (): PropertyDecorator =>
-  ValidateBy({ name: 'isStorableText', validator: { validate: (value) => typeof value !== 'string' || isStorableText(value), defaultMessage: (args) => `${args?.property ?? 'value'} ${NOT_STORABLE_MESSAGE}` } });
-
 export class CreateWorkspaceDto {
   @IsString()
   @Length(1, 200)
   @Matches(NOT_BLANK, { message: 'name must not be blank' })
-  @Storable()
+  @StorableText()
   name!: string;
 }
 
@@ -32,7 +29,7 @@ export class IssueApiKeyDto {
   @IsString()
   @Length(1, 200)
   @Matches(NOT_BLANK, { message: 'name must not be blank' })
-  @Storable()
+  @StorableText()
   name!: string;
 
   @IsOptional()
@@ -47,7 +44,7 @@ export class CreditWalletDto {
   @IsString()
   @Length(1, 200)
   @Matches(TRIMMED, { message: 'reference must not be blank nor start or end with whitespace' })
-  @Storable()
+  @StorableText()
   reference!: string;
 
   @IsOptional()
