@@ -111,6 +111,31 @@ describe('text money: hold, settle on reported usage, partial charge on abort, r
     assert.ok(captured < textListCost('vendor-3.8-flash', full.usage!.prompt_tokens, full.usage!.completion_tokens));
   });
 
+  it("a client that leaves a stream after its headers but before the upstream's first chunk is charged nothing (Chat and Responses)", async () => {
+    account = await createAccount(t, { creditUsd: 10 });
+    for (const path of ['chat/completions', 'responses']) {
+      const controller = new AbortController();
+      const prompt = 'a long story please [sandbox:delay=3000]';
+      const body = path === 'responses' ? { model: 'vendor-3.8-flash', input: prompt, stream: true } : { model: 'vendor-3.8-flash', messages: [{ role: 'user', content: prompt }], stream: true };
+      const response = await fetch(`${t.baseUrl}/api/svc/v1/${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${account.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: controller.signal,
+      });
+      // The SSE headers are out (the upstream answered); its first chunk is 3 s away.
+      assert.equal(response.status, 200);
+      assert.match(response.headers.get('content-type') ?? '', /text\/event-stream/);
+      controller.abort();
+    }
+    const holds = await eventually(() => textHolds(t, account.workspaceId), (rows) => rows.length === 2 && rows.every((h) => h.status !== 'open'), 'both holds resolving', 5_000);
+    for (const hold of holds) {
+      assert.equal(hold.status, 'released');
+      assert.equal(hold.captured_micros, '0');
+    }
+    assert.deepEqual(await walletRow(t, account.workspaceId), { balance: 10_000_000n, held: 0n });
+  });
+
   it('an upstream failure before any output releases the hold (sync and streamed)', async () => {
     account = await createAccount(t, { creditUsd: 10 });
     client = openaiFor(t, account.key);

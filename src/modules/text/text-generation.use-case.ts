@@ -183,7 +183,13 @@ export class TextGenerationUseCase {
     }
 
     if (signal?.aborted) {
-      // The upstream call is cancelled; the caller pays for what was produced up to now.
+      // The upstream call is cancelled. Left before its first chunk: nothing was produced, and
+      // nothing measured, so the hold is released (an estimate is not a measurement).
+      if (prepared.track.chunks === 0) {
+        await this.wallet.release(prepared.holdId, prepared.held);
+        return;
+      }
+      // Later: the caller pays for what was produced up to now.
       const usage = this.usageOf(prepared, false);
       await this.settle(prepared, usage);
       yield [{ type: 'settled', usage, complete: false }];
