@@ -9,8 +9,24 @@ import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { FakeGeminiServer } from '../fakes/gemini-text-server.js';
 import { createAccount, type TestAccount } from '../support/factories.js';
+import { textListCost } from '../support/list-prices.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
 import { openaiFor, textHolds, walletRow } from './text-helpers.js';
+
+function box(type: string, body: Buffer): Buffer {
+  const header = Buffer.alloc(8);
+  header.writeUInt32BE(8 + body.length, 0);
+  header.write(type, 4, 'latin1');
+  return Buffer.concat([header, body]);
+}
+
+/** A 16-second MP4 as far as its movie header goes (all the fake upstream and the hold read). */
+const CLIP = (() => {
+  const mvhd = Buffer.alloc(100);
+  mvhd.writeUInt32BE(1000, 12);
+  mvhd.writeUInt32BE(16_000, 16);
+  return Buffer.concat([box('ftyp', Buffer.from('isom\0\0\x02\0isomavc1', 'latin1')), box('mdat', Buffer.alloc(50_000, 1)), box('moov', box('mvhd', mvhd))]);
+})();
 
 /** A real PNG (1×1), as a client would link it. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==', 'base64');
@@ -39,6 +55,7 @@ describe('text media links over HTTPS (guarded client, fake Gemini upstream)', (
     );
     media = createServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (request, response) => {
       if (request.url === '/cat.png') response.writeHead(200, { 'content-type': 'image/png', 'content-length': PNG.length }).end(PNG);
+      else if (request.url === '/clip.mp4') response.writeHead(200, { 'content-type': 'video/mp4', 'content-length': CLIP.length }).end(CLIP);
       else response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     });
     await new Promise<void>((resolve) => media.listen(0, '127.0.0.1', resolve));
@@ -86,6 +103,22 @@ describe('text media links over HTTPS (guarded client, fake Gemini upstream)', (
     assert.equal(response.status, 'completed');
     const sent = fake.requests.at(-1)!.body as { contents: Array<{ parts: Array<Record<string, any>> }> };
     assert.equal(sent.contents.at(-1)!.parts[0]!.inlineData.data, PNG.toString('base64'));
+  });
+
+  it('a video at 24 fps is held for its frames, so the upstream\'s whole count is charged (none of it left uncollected)', async () => {
+    // What Gemini counts for 16 s at 24 fps: 258 tokens a frame and 32 a second of sound.
+    const promptTokenCount = 16 * 24 * 258 + 16 * 32 + 3;
+    fake.next({ kind: 'answer', parts: [{ text: 'a cat' }], usage: { promptTokenCount, candidatesTokenCount: 5, thoughtsTokenCount: 10, totalTokenCount: promptTokenCount + 15 } });
+    const response = await client.responses.create({
+      model: 'vendor-3.7-flash',
+      max_output_tokens: 100,
+      input: [{ role: 'user', content: [{ type: 'input_video', video_url: `${mediaBase}/clip.mp4`, fps: 24 } as any, { type: 'input_text', text: 'describe' }] }],
+    });
+    assert.equal(response.usage!.input_tokens, promptTokenCount);
+    const hold = (await textHolds(t, account.workspaceId)).at(-1)!;
+    assert.equal(hold.status, 'settled');
+    assert.equal(BigInt(hold.captured_micros), textListCost('vendor-3.7-flash', promptTokenCount, 15), 'charged the measured usage, not the hold');
+    assert.ok(BigInt(hold.amount_micros) > BigInt(hold.captured_micros));
   });
 
   it('a link that cannot be fetched, or a plain http link, is refused before any hold', async () => {
