@@ -27,20 +27,36 @@ function pushUser(contents: GeminiContent[], parts: GeminiPart[], mergeToolResul
  * The results of one model turn's calls, in the order of the calls, whatever order the client
  * sent them in (spec: results are matched by call id). Gemini pairs a response that has no
  * native id with its call by position: two parallel `get_weather` calls answered in reverse
- * order would otherwise swap results.
+ * order would otherwise swap results. Spec › Text: "return one result per call": a second result
+ * for a call, or a later message while a call has none, is refused (OpenAI refuses both too).
  */
 class ToolResults {
   private readonly orderOf = new Map<GeminiPart, number>();
   private calls = 0;
+  /** Calls of the last model turn still waiting for their result, with the client's call id. */
+  private readonly unanswered = new Map<KnownCall, string>();
+  private readonly answered = new Set<KnownCall>();
 
-  /** The next call's place among the conversation's calls. */
-  nextOrder(): number {
-    return this.calls++;
+  /** A new call (its client id) and its place among the conversation's calls. */
+  expect(id: string, call: Omit<KnownCall, 'order'>): KnownCall {
+    const known = { ...call, order: this.calls++ };
+    this.unanswered.set(known, id);
+    return known;
   }
 
-  push(contents: GeminiContent[], call: KnownCall, part: GeminiPart): void {
+  push(contents: GeminiContent[], call: KnownCall, part: GeminiPart, path: string): void {
+    if (this.answered.has(call)) throw invalid(path, 'this call already has a result: send one result per call');
+    this.answered.add(call);
+    this.unanswered.delete(call);
     this.orderOf.set(part, call.order);
     pushUser(contents, [part], true);
+  }
+
+  /** Before a message that starts a new turn (user, or the model's next turn): every call so far has its result. */
+  requireAnswered(path: string): void {
+    for (const id of this.unanswered.values()) {
+      throw new DomainError(400, TextErrorCode.InvalidField, `${path}: tool call ${JSON.stringify(id)} has no result; send one result per call before the next message`);
+    }
   }
 
   /** Once the conversation is built: each run of results in the order of its calls (one sort per run). */
@@ -71,12 +87,14 @@ export function chatConversation(messages: unknown): Conversation {
         system.push(...contentParts(message.content, `${path}.content`, true));
         return;
       case 'user': {
+        results.requireAnswered(path);
         const parts = contentParts(message.content, `${path}.content`);
         if (parts.length === 0) throw invalid(`${path}.content`, 'must not be empty');
         contents.push({ role: 'user', parts });
         break;
       }
       case 'assistant': {
+        results.requireAnswered(path);
         const toolCalls = message.tool_calls ?? [];
         if (!Array.isArray(toolCalls)) throw invalid(`${path}.tool_calls`, 'must be an array');
         const replayed = completeReplay(replayedParts(message, path), toolCalls.length, message.content);
@@ -98,7 +116,8 @@ export function chatConversation(messages: unknown): Conversation {
             const fromParts = replayedCalls[j]?.functionCall;
             if (fromParts && fromParts.name === fn.name && typeof fromParts.id === 'string') nativeId = fromParts.id;
           }
-          calls.set(call.id, { name: fn.name, nativeId, order: results.nextOrder() });
+          if (calls.has(call.id)) throw invalid(`${callPath}.id`, `another tool call already has id ${JSON.stringify(call.id)}`);
+          calls.set(call.id, results.expect(call.id, { name: fn.name, nativeId }));
           if (!replayed) {
             const part: GeminiPart = { functionCall: { name: fn.name, args: parseArguments(fn.arguments, `${callPath}.function.arguments`) } };
             if (nativeId !== undefined) part.functionCall!.id = nativeId;
@@ -116,7 +135,7 @@ export function chatConversation(messages: unknown): Conversation {
         if (!call) {
           throw new DomainError(400, TextErrorCode.UnknownToolCall, `${path}.tool_call_id: no earlier assistant tool call has id ${JSON.stringify(message.tool_call_id)}`);
         }
-        results.push(contents, call, functionResponsePart(call, message.content, `${path}.content`));
+        results.push(contents, call, functionResponsePart(call, message.content, `${path}.content`), `${path}.tool_call_id`);
         break;
       }
       default:
@@ -130,7 +149,10 @@ export function chatConversation(messages: unknown): Conversation {
 
 export function responsesConversation(input: unknown, instructions: string | undefined): Conversation {
   const system: GeminiPart[] = instructions ? [{ text: instructions }] : [];
-  if (typeof input === 'string') return { contents: [{ role: 'user', parts: [{ text: input }] }], system, lastRole: 'user' };
+  if (typeof input === 'string') {
+    if (input === '') throw invalid('input', 'must not be empty');
+    return { contents: [{ role: 'user', parts: [{ text: input }] }], system, lastRole: 'user' };
+  }
   if (!Array.isArray(input) || input.length === 0) throw invalid('input', 'must be a string or a non-empty array of items');
   const contents: GeminiContent[] = [];
   const calls = new Map<string, KnownCall>();
@@ -139,10 +161,13 @@ export function responsesConversation(input: unknown, instructions: string | und
   /** Whether the last model content may take the next assistant-side item (one model turn). */
   let modelOpen = false;
 
-  const pushModel = (parts: GeminiPart[]) => {
+  const pushModel = (parts: GeminiPart[], path: string) => {
     const last = contents[contents.length - 1];
     if (modelOpen && last?.role === 'model') last.parts.push(...parts);
-    else contents.push({ role: 'model', parts });
+    else {
+      results.requireAnswered(path);
+      contents.push({ role: 'model', parts });
+    }
     modelOpen = true;
   };
 
@@ -157,6 +182,7 @@ export function responsesConversation(input: unknown, instructions: string | und
         return;
       }
       if (role === 'user') {
+        results.requireAnswered(path);
         const parts = contentParts(item.content, `${path}.content`);
         if (parts.length === 0) throw invalid(`${path}.content`, 'must not be empty');
         contents.push({ role: 'user', parts });
@@ -164,7 +190,7 @@ export function responsesConversation(input: unknown, instructions: string | und
       } else if (role === 'assistant') {
         const replayed = replayedParts(item, path);
         const parts = replayed ?? contentParts(item.content, `${path}.content`, true).filter((p) => p.text);
-        if (parts.length > 0) pushModel(parts);
+        if (parts.length > 0) pushModel(parts, path);
       } else {
         throw invalid(`${path}.role`, 'must be system, developer, user or assistant');
       }
@@ -177,8 +203,10 @@ export function responsesConversation(input: unknown, instructions: string | und
       const replayed = replayedParts(item, path);
       const replayedCall = replayed?.find((p) => isObject(p.functionCall))?.functionCall;
       const nativeId = replayedCall && replayedCall.name === item.name && typeof replayedCall.id === 'string' ? replayedCall.id : undefined;
-      calls.set(item.call_id, { name: item.name, nativeId, order: results.nextOrder() });
-      pushModel(replayed ?? [{ functionCall: { name: item.name, args: parseArguments(item.arguments, `${path}.arguments`) } }]);
+      if (calls.has(item.call_id)) throw invalid(`${path}.call_id`, `another function_call item already has call_id ${JSON.stringify(item.call_id)}`);
+      const parts = replayed ?? [{ functionCall: { name: item.name, args: parseArguments(item.arguments, `${path}.arguments`) } }];
+      pushModel(parts, path);
+      calls.set(item.call_id, results.expect(item.call_id, { name: item.name, nativeId }));
       lastRole = 'assistant';
       return;
     }
@@ -186,7 +214,7 @@ export function responsesConversation(input: unknown, instructions: string | und
       if (typeof item.call_id !== 'string') throw invalid(`${path}.call_id`, 'must be a string');
       const call = calls.get(item.call_id);
       if (!call) throw new DomainError(400, TextErrorCode.UnknownToolCall, `${path}.call_id: no earlier function_call item has call_id ${JSON.stringify(item.call_id)}`);
-      results.push(contents, call, functionResponsePart(call, item.output, `${path}.output`));
+      results.push(contents, call, functionResponsePart(call, item.output, `${path}.output`), `${path}.call_id`);
       modelOpen = false;
       lastRole = 'tool';
       return;

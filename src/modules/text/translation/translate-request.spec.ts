@@ -203,6 +203,32 @@ describe('translateTextRequest (Chat → Gemini)', () => {
     assert.deepEqual(responses.gemini.contents[2], inOrder);
   });
 
+  it('takes one result per call: a second result, a later message before every call has one, or a reused call id is refused', () => {
+    const call = (id: string) => ({ id, type: 'function', function: { name: 'get_weather', arguments: '{}' } });
+    const chatWith = (messages: unknown[]) => () => translateTextRequest('chat', { model: 'vendor-3.8-flash', messages: [{ role: 'user', content: 'weather?' }, ...messages] });
+    const assistant = (...ids: string[]) => ({ role: 'assistant', content: null, tool_calls: ids.map(call) });
+    const tool = (id: string) => ({ role: 'tool', tool_call_id: id, content: 'sunny' });
+    assert.equal(code(chatWith([assistant('a', 'b'), tool('b'), tool('a'), { role: 'user', content: 'thanks' }])), 'accepted');
+    assert.equal(code(chatWith([assistant('a'), tool('a'), tool('a')])), '400 text.invalid_field');
+    assert.equal(code(chatWith([assistant('a', 'b'), tool('a'), { role: 'user', content: 'thanks' }])), '400 text.invalid_field');
+    assert.equal(code(chatWith([assistant('a'), { role: 'user', content: 'never mind' }])), '400 text.invalid_field');
+    assert.equal(code(chatWith([assistant('a'), assistant('b')])), '400 text.invalid_field');
+    assert.equal(code(chatWith([assistant('a', 'a')])), '400 text.invalid_field');
+    // A system message may stand between the calls and their results.
+    assert.equal(code(chatWith([assistant('a'), { role: 'system', content: 's' }, tool('a')])), 'accepted');
+
+    const responsesWith = (input: unknown[]) => () => translateTextRequest('responses', { model: 'vendor-3.8-flash', input: [{ role: 'user', content: 'weather?' }, ...input] });
+    const fc = (id: string) => ({ type: 'function_call', call_id: id, name: 'get_weather', arguments: '{}' });
+    const out = (id: string) => ({ type: 'function_call_output', call_id: id, output: 'sunny' });
+    const said = { role: 'assistant', content: [{ type: 'output_text', text: 'let me look' }] };
+    assert.equal(code(responsesWith([said, fc('a'), fc('b'), out('b'), out('a'), fc('c'), out('c')])), 'accepted');
+    assert.equal(code(responsesWith([fc('a'), out('a'), out('a')])), '400 text.invalid_field');
+    assert.equal(code(responsesWith([fc('a'), fc('b'), out('a'), { role: 'user', content: 'thanks' }])), '400 text.invalid_field');
+    assert.equal(code(responsesWith([fc('a'), fc('b'), out('a'), fc('c')])), '400 text.invalid_field');
+    assert.equal(code(responsesWith([fc('a'), fc('a')])), '400 text.invalid_field');
+    assert.equal(code(() => translateTextRequest('responses', { model: 'vendor-3.8-flash', input: '' })), '400 text.invalid_field');
+  });
+
   it('gives replayed providerMetadata.vendor.parts precedence over reconstructed content, byte for byte', () => {
     const parts = [
       { text: 'thinking', thought: true },

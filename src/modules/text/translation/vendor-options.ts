@@ -62,7 +62,7 @@ export function vendorOptions(body: Json): Json {
     if (isObject(normalized.computerUse)) {
       const env = normalized.computerUse.environment;
       if (env !== undefined && !['ENVIRONMENT_BROWSER', 'ENVIRONMENT_MOBILE', 'ENVIRONMENT_DESKTOP', 'ENVIRONMENT_UNSPECIFIED'].includes(env as string)) {
-        throw invalid(`${path}.tools.${i}.computerUse.environment`, 'must be ENVIRONMENT_BROWSER or ENVIRONMENT_MOBILE');
+        throw invalid(`${path}.tools.${i}.computerUse.environment`, 'must be ENVIRONMENT_BROWSER, ENVIRONMENT_MOBILE, ENVIRONMENT_DESKTOP or ENVIRONMENT_UNSPECIFIED (browser)');
       }
     }
     return normalized;
