@@ -120,11 +120,12 @@ describe('image generation (sandbox key, real app)', () => {
     });
   }
 
-  it('takes references over HTTPS and as Base64 (PNG, WebP, HEIC, JPEG); the edit derives from the first; the row keeps no bytes', async () => {
+  it('takes references over HTTPS and as Base64, raw or as a data URL (PNG, WebP, HEIC, JPEG); the edit derives from the first; the row keeps no bytes', async () => {
     const answer = await generate({
       model: 'vendor-3.1-flash-image',
       prompt: 'make it look like a postcard',
-      assets: { referenceImages: [`${media.base}/ref.png`, dataUrl(fixtures.webp, 'image/webp'), `${media.base}/ref.heic`, dataUrl(fixtures.jpeg, 'image/jpeg')] },
+      // Spec › Image generation: "HTTPS URLs or Base64 data": the JPEG is raw Base64, without a data: prefix.
+      assets: { referenceImages: [`${media.base}/ref.png`, dataUrl(fixtures.webp, 'image/webp'), `${media.base}/ref.heic`, fixtures.jpeg.toString('base64')] },
     });
     // The first reference is a solid blue (#2266cc): an edit of it, tinted a quarter, stays blue.
     const stats = await sharp((await fetchImage(answer.outputs.images[0]!)).bytes).stats();

@@ -14,7 +14,7 @@ export enum ImageErrorCode {
   PromptTooLong = 'image.prompt_too_long',
   /** More than one candidate asked for in `generationConfig`. */
   UnsupportedCandidateCount = 'image.unsupported_candidate_count',
-  /** A reference that is not an HTTPS URL or a Base64 data URL (raw `gs://` included), or a malformed data URL. */
+  /** A reference that is not an HTTPS URL or Base64 image data, raw or as a data URL (raw `gs://` included), or malformed Base64. */
   InvalidReference = 'image.invalid_reference',
   /** A reference whose bytes are not PNG, JPEG, WebP, HEIC or HEIF (checked by magic bytes). */
   UnsupportedReferenceFormat = 'image.unsupported_reference_format',

@@ -92,7 +92,7 @@ export class ImageReferenceLoader {
       if (budget.refusal && error !== budget.refusal) throw budget.refusal;
       if (!(error instanceof OutboundRequestError)) throw error;
       if (error.reason === 'scheme_not_allowed' || error.reason === 'invalid_url') {
-        throw budget.fail(imageInvalid(ImageErrorCode.InvalidReference, `${label}: must be an HTTPS URL or a Base64 data URL`));
+        throw budget.fail(imageInvalid(ImageErrorCode.InvalidReference, `${label}: must be an HTTPS URL or Base64 image data (raw, or a data URL)`));
       }
       // The client learns what was refused; what the name resolved to goes to the log only.
       this.logger.warn({ msg: 'image reference could not be fetched', index, reason: error.reason, detail: error.detail });
@@ -159,17 +159,21 @@ function parseSource(source: string, index: number): ParsedSource {
   if (/^gs:\/\//i.test(source)) {
     throw imageInvalid(ImageErrorCode.InvalidReference, `${label}: raw gs:// URIs are not accepted; use a signed HTTPS URL or Base64 data`);
   }
-  if (/^data:/i.test(source)) return { kind: 'data', bytes: decodeDataUrl(source, label) };
-  if (!/^https?:\/\//i.test(source)) {
-    throw imageInvalid(ImageErrorCode.InvalidReference, `${label}: must be an HTTPS URL or a Base64 data URL`);
+  if (/^data:/i.test(source)) {
+    const header = DATA_URL.exec(source.slice(0, 256));
+    if (!header) throw imageInvalid(ImageErrorCode.InvalidReference, `${label}: a data URL must be data:<type>;base64,<data>`);
+    return { kind: 'data', bytes: decodeBase64(source.slice(header[0].length), label) };
   }
-  return { kind: 'url', url: source };
+  if (/^https?:\/\//i.test(source)) return { kind: 'url', url: source };
+  // Spec › Image generation: "HTTPS URLs or Base64 data": raw Base64 is taken as a data URL's payload.
+  if (BASE64_TEXT.test(source)) return { kind: 'data', bytes: decodeBase64(source, label) };
+  throw imageInvalid(ImageErrorCode.InvalidReference, `${label}: must be an HTTPS URL or Base64 image data (raw, or a data URL)`);
 }
 
-function decodeDataUrl(source: string, label: string): Buffer {
-  const header = DATA_URL.exec(source.slice(0, 256));
-  if (!header) throw imageInvalid(ImageErrorCode.InvalidReference, `${label}: a data URL must be data:<type>;base64,<data>`);
-  const payload = source.slice(header[0].length);
+/** Raw Base64 (no scheme): the alphabet, with its padding at the end only. */
+const BASE64_TEXT = /^[A-Za-z0-9+/]+={0,2}$/;
+
+function decodeBase64(payload: string, label: string): Buffer {
   if (payload.length > MAX_BASE64_CHARACTERS) {
     throw imageInvalid(ImageErrorCode.InvalidReference, `${label}: larger than ${IMAGE_MAX_REFERENCE_BYTES} bytes`);
   }
@@ -177,7 +181,7 @@ function decodeDataUrl(source: string, label: string): Buffer {
   // Buffer skips characters outside the alphabet: a decoded length short of the text's says it was not Base64.
   const padding = payload.endsWith('==') ? 2 : payload.endsWith('=') ? 1 : 0;
   if (payload.length === 0 || payload.length % 4 !== 0 || bytes.length !== (payload.length / 4) * 3 - padding) {
-    throw imageInvalid(ImageErrorCode.InvalidReference, `${label}: the data URL is not valid Base64`);
+    throw imageInvalid(ImageErrorCode.InvalidReference, `${label}: not valid Base64`);
   }
   return bytes;
 }

@@ -15,7 +15,7 @@ export class ImageAssetsDto {
     type: [String],
     maxItems: IMAGE_MAX_REFERENCES,
     description:
-      'Public or signed HTTPS URLs (fetched without redirects, 15 s each) or Base64 `data:<type>;base64,…` URLs of PNG, JPEG, WebP, HEIC or HEIF images, ' +
+      'Public or signed HTTPS URLs (fetched without redirects, 15 s each) or Base64 data (raw, or as `data:<type>;base64,…` URLs) of PNG, JPEG, WebP, HEIC or HEIF images, ' +
       `told apart by their bytes; raw \`gs://\` is refused. At most ${IMAGE_MAX_REFERENCE_BYTES / 1024 / 1024} MiB each and ${IMAGE_MAX_REFERENCES_TOTAL_BYTES / 1024 / 1024} MiB together (decoded).`,
   })
   @Optional() @IsArray() @ArrayMaxSize(IMAGE_MAX_REFERENCES) @IsString({ each: true })
