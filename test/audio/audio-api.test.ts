@@ -45,7 +45,6 @@ const REFUSALS: Array<[string, Record<string, unknown>, string, string]> = [
   ['dialogue line with a NUL character', { model: 'voice_v4', mode: 'text_to_dialogue', dialogue: [line(0), line(1, 'b\u0000')] }, 'audio.invalid_field', 'dialogue.1.text'],
   ['prompt of 2,001 emoji', speechBody({ prompt: '😀'.repeat(2001) }), 'audio.text_too_long', 'prompt'],
   ['prompt of 2,001 code points with combining accents', speechBody({ prompt: `${'e\u0301'.repeat(1000)}e` }), 'audio.text_too_long', 'prompt'],
-  ['unknown webhook endpoint', speechBody({ webhookEndpointId: 'webhook:00000000-0000-4000-8000-000000000000' }), 'audio.webhook_endpoint_not_found', 'webhookEndpointId'],
 ];
 
 describe('audio generations API: validation, money, idempotency, ownership', () => {
@@ -326,7 +325,7 @@ describe('audio generations API: validation, money, idempotency, ownership', () 
     ]);
     for (const [route, operation] of routes) assert.ok(operation.responses['401'], `${route} documents 401`);
     const create = doc.paths['/v1/audio/generations']!.post!;
-    assert.deepEqual(Object.keys(create.responses).sort(), ['200', '400', '401', '402', '409', '429', '503']);
+    assert.deepEqual(Object.keys(create.responses).sort(), ['200', '400', '401', '402', '404', '409', '429', '503']);
     assert.ok(create.parameters.some((p: any) => p.in === 'header' && p.name === 'Idempotency-Key'));
     const speech = doc.paths['/v1/audio/speech']!.post!;
     assert.deepEqual(Object.keys(speech.responses['200'].content).sort(), ['audio/L16;rate=24000;channels=1', 'audio/mpeg']);

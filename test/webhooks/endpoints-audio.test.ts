@@ -54,13 +54,13 @@ describe('audio creation with webhookEndpointId: the endpoint must be the same k
     ['a malformed id', async () => createAccount(t, { creditUsd: 10, environment: 'test' }), () => 'webhook:x'],
   ];
   for (const [what, makeCaller, idOf] of foreign) {
-    it(`${what}: 400 audio.webhook_endpoint_not_found, no task, wallet unchanged`, async () => {
+    it(`${what}: 404 audio.webhook_endpoint_not_found (spec: a resource not owned is answered as not found), no task, wallet unchanged`, async () => {
       const caller = await makeCaller();
       const account = { ...caller } as TestAccount;
       const walletBefore = await walletFigures(t, account);
       const tasksBefore = await t.db.query('SELECT id FROM audio_task ORDER BY id');
       const answer = await t.request(GENERATIONS, { method: 'POST', key: caller.key, json: speechBody({ webhookEndpointId: idOf() }) });
-      const message = await assertError(answer, 400, 'audio.webhook_endpoint_not_found');
+      const message = await assertError(answer, 404, 'audio.webhook_endpoint_not_found');
       assert.match(message, /webhookEndpointId/);
       assert.deepEqual(await walletFigures(t, account), walletBefore);
       assert.deepEqual(await t.db.query('SELECT id FROM audio_task ORDER BY id'), tasksBefore);

@@ -234,7 +234,8 @@ export class AudioGenerationService {
     }
     const inputs = await this.resolveVoices(key, request);
     if (request.webhookEndpointId !== undefined && !(await this.webhooks.ownedBy(key.id, request.webhookEndpointId))) {
-      throw audioInvalid('webhookEndpointId', 'no webhook endpoint with this id belongs to this API key', AudioErrorCode.WebhookEndpointNotFound);
+      // Spec › Authentication 2: a resource the key does not own is answered as not found.
+      throw new DomainError(404, AudioErrorCode.WebhookEndpointNotFound, 'webhookEndpointId: no webhook endpoint with this id belongs to this API key');
     }
     // The hold covers every submitted character; billable characters are known after synthesis.
     const amountMicros = this.prices.speechCost({ workspaceId: key.workspaceId, apiKeyId: key.id, environment: key.environment }, request.model, request.inputCharacters);

@@ -5,7 +5,7 @@ import { AUDIO_CONTENT_TYPES } from '../../../libs/providers/index.js';
 import { ApiErrors, ApiKeyUnauthorized } from '../../app/openapi-errors.js';
 import { ApiKeyRoute, type AuthenticatedKey, CurrentKey } from '../identity/index.js';
 import { AudioErrorCode as Code } from './audio-errors.js';
-import { AUDIO_REQUEST_REFUSALS } from './audio.openapi.js';
+import { AUDIO_REQUEST_REFUSALS, AUDIO_WEBHOOK_NOT_FOUND } from './audio.openapi.js';
 import { AudioSpeechService } from './audio-speech.service.js';
 import { AUDIO_REQUEST_SHAPE, BodyBoundGuard } from './body-bound.guard.js';
 import { CreateSpeechDto } from './dto/create-audio-generation.dto.js';
@@ -42,6 +42,7 @@ export class AudioSpeechController {
     [Code.GenerationRejected, 'the upstream refused it; the task failed, nothing charged'],
   ])
   @ApiErrors(402, [Code.InsufficientBalance])
+  @ApiErrors(404, [AUDIO_WEBHOOK_NOT_FOUND])
   @ApiErrors(409, [
     [Code.IdempotencyConflict, 'the key was used with another request'],
     [Code.RequestInProgress, 'the request under this key is still running'],

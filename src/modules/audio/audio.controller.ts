@@ -7,7 +7,7 @@ import { ApiKeyRoute, type AuthenticatedKey, CurrentKey } from '../identity/inde
 import { AudioErrorCode as Code } from './audio-errors.js';
 import { AudioGenerationService } from './audio-generation.service.js';
 import { parseIdempotencyKey } from './audio-idempotency.js';
-import { AUDIO_LIST_REFUSALS, AUDIO_NOT_FOUND, AUDIO_REQUEST_REFUSALS } from './audio.openapi.js';
+import { AUDIO_LIST_REFUSALS, AUDIO_NOT_FOUND, AUDIO_REQUEST_REFUSALS, AUDIO_WEBHOOK_NOT_FOUND } from './audio.openapi.js';
 import { AUDIO_REQUEST_SHAPE, BodyBoundGuard } from './body-bound.guard.js';
 import { AudioEstimateDto, AudioModelListDto, AudioTaskPageDto, AudioTaskResponseDto } from './audio-task.resource.js';
 import { AudioTaskService } from './audio-task.service.js';
@@ -37,6 +37,7 @@ export class AudioController {
   @ApiOkResponse({ type: AudioTaskResponseDto, description: 'The task; `Idempotency-Replay: true` when the key had already created it' })
   @ApiErrors(400, [...AUDIO_REQUEST_REFUSALS, Code.InvalidIdempotencyKey], { summary: 'before any hold' })
   @ApiErrors(402, [Code.InsufficientBalance])
+  @ApiErrors(404, [AUDIO_WEBHOOK_NOT_FOUND])
   @ApiErrors(409, [[Code.IdempotencyConflict, 'the key was used with another request'], [Code.RequestInProgress, 'the request under this key is still being decided']])
   @ApiErrors(429, [[Code.TooManyPending, 'with `Retry-After`']])
   @ApiErrors(503, [Code.Unavailable])
@@ -73,6 +74,7 @@ export class AudioController {
   @ApiOperation({ summary: 'What a generation request would cost: the same validation, no hold, no task' })
   @ApiOkResponse({ type: AudioEstimateDto })
   @ApiErrors(400, AUDIO_REQUEST_REFUSALS, { summary: 'the creation refusals' })
+  @ApiErrors(404, [AUDIO_WEBHOOK_NOT_FOUND])
   @ApiErrors(503, [Code.Unavailable])
   estimate(@CurrentKey() key: AuthenticatedKey, @Body() dto: CreateAudioGenerationDto): Promise<AudioEstimateDto> {
     return this.generations.estimate(key, dto);

@@ -9,9 +9,11 @@ export const AUDIO_REQUEST_REFUSALS: readonly ErrorCase[] = [
   [Code.UnsupportedMode, 'the model does not offer the mode'],
   [Code.VoiceUnsupported, 'neither a saved alias of this key nor a usable voice of the model'],
   [Code.TextTooLong, 'over 2,000 characters'],
-  [Code.WebhookEndpointNotFound, 'no webhook endpoint of this key by that id'],
   RequestErrorCode.InvalidJson,
 ];
+
+/** The 404 of a generation request (create, estimate, speech): spec › Authentication 2, a resource not owned is not found. */
+export const AUDIO_WEBHOOK_NOT_FOUND: ErrorCase = [Code.WebhookEndpointNotFound, '`webhookEndpointId` names no webhook endpoint of this key (unknown, or another key\'s), before any hold'];
 
 /** The 400s of the task lists' query. */
 export const AUDIO_LIST_REFUSALS: readonly ErrorCase[] = [
