@@ -53,12 +53,44 @@ describe('streaming speech: broken streams and long streams', () => {
     assert.equal(fake.requestsTo('/v1/text-to-speech/').length, 1);
   });
 
-  it('a retryable upstream refusal: 503 audio.unavailable with Retry-After and the task id, task failed, released', async () => {
+  it('a retryable upstream refusal: 503 audio.unavailable with Retry-After and the task id, task failed, released; the same key then speaks', async () => {
     fake.next({ kind: 'error', status: 429, detailStatus: 'system_busy', retryAfter: '7' });
-    const answer = await speak(api, live, { model: 'voice_v4', prompt: 'Busy upstream.', controls: { voiceId: LIVE_VOICE } });
+    const idempotencyKey = `busy-${Date.now()}`;
+    const body = { model: 'voice_v4', prompt: 'Busy upstream.', controls: { voiceId: LIVE_VOICE } };
+    const answer = await speak(api, live, body, { idempotencyKey });
     assert.equal(answer.status, 503);
     assert.equal(((await answer.json()) as any).error.code, 'audio.unavailable');
     assert.equal(answer.headers.get('retry-after'), '7');
+    const id = answer.headers.get('x-svc-task-id')!;
+    assert.equal((await taskRow(api, id)).status, 'failed');
+    const ledger = await holdLedger(api, id);
+    assert.equal(ledger.status, 'released');
+    assert.equal(ledger.capture, 0n);
+
+    // Spec › Errors › Audio: a 503 is repeated with the same key; it is not spent on the refusal.
+    const again = await speak(api, live, body, { idempotencyKey });
+    assert.equal(again.status, 200);
+    const retried = again.headers.get('x-svc-task-id')!;
+    assert.notEqual(retried, id);
+    assert.ok((await readChunks(again)).length > 0);
+    assert.equal((await waitForTaskStatus(api, retried, terminal, 'the retried stream ending')).status, 'succeeded');
+    assert.equal((await holdLedger(api, retried)).capture, speechListCost('voice_v4', body.prompt.length));
+    // And the key now names the task that spoke: a third send replays it.
+    const replay = await speak(api, live, body, { idempotencyKey });
+    assert.equal(replay.status, 200);
+    assert.equal(replay.headers.get('x-svc-task-id'), retried);
+    assert.equal(replay.headers.get('idempotency-replay'), 'true');
+    await replay.arrayBuffer();
+  });
+
+  it("the upstream refuses the gateway's own account (quota exhausted): 503 audio.unavailable, not the client's 400; nothing charged", async () => {
+    fake.next({ kind: 'error', status: 401, detailStatus: 'quota_exceeded', message: 'This request exceeds your quota. Key sk_secret_123 has 12 credits left.' });
+    const answer = await speak(api, live, { model: 'voice_v4', prompt: 'Over quota.', controls: { voiceId: LIVE_VOICE } });
+    assert.equal(answer.status, 503);
+    const error = ((await answer.json()) as any).error;
+    assert.equal(error.code, 'audio.unavailable');
+    assert.doesNotMatch(error.message, /sk_|credits/);
+    assert.equal(answer.headers.get('retry-after'), '30');
     const id = answer.headers.get('x-svc-task-id')!;
     assert.equal((await taskRow(api, id)).status, 'failed');
     const ledger = await holdLedger(api, id);

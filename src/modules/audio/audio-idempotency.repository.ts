@@ -54,6 +54,15 @@ export class AudioIdempotencyRepository {
     await insertRows(tx, AudioIdempotencyEntity, records);
   }
 
+  /**
+   * Frees the scope's key when it still names `taskId`: a speech stream refused for a reason of the
+   * moment (the upstream busy or the gateway's account refused) failed its task, and the spec has
+   * the client repeat such a request with the same key (Errors › Audio, 503).
+   */
+  async forget(scope: IdempotencyScope, taskId: string): Promise<void> {
+    await this.db.query(`DELETE FROM audio_idempotency WHERE api_key_id = $1 AND endpoint = $2 AND key = $3 AND task_id = $4`, [scope.apiKeyId, scope.endpoint, scope.key, taskId]);
+  }
+
   /** Deletes records created before `olderThan`; returns how many. */
   async deleteOlderThan(olderThan: Date): Promise<number> {
     const result = await this.records.createQueryBuilder().delete().where('created_at < :olderThan', { olderThan }).execute();

@@ -11,6 +11,7 @@ import { audioBytesFor } from './audio-duration.js';
 import { AudioErrorCode } from './audio-errors.js';
 import { AudioGenerationService, type CreateAudioOptions } from './audio-generation.service.js';
 import { parseIdempotencyKey } from './audio-idempotency.js';
+import { AudioIdempotencyRepository } from './audio-idempotency.repository.js';
 import { AudioSpeechReplay } from './audio-speech-replay.js';
 import { SpeechResponseWriter } from './audio-speech-writer.js';
 import { keepStreamLease } from './audio-stream-lease.js';
@@ -38,7 +39,7 @@ export interface SpeechSink {
 export type StreamEnd =
   | { kind: 'finished' }
   | { kind: 'broken' }
-  | { kind: 'rejected'; reason: string; retryable: boolean; retryAfterMs?: number }
+  | { kind: 'rejected'; reason: string; retryable: boolean; retryAfterMs?: number; unhealthy?: boolean }
   | { kind: 'uncertain'; reconcileDelayMs: number };
 
 /**
@@ -57,6 +58,7 @@ export class AudioSpeechService {
     private readonly tasks: AudioTaskRepository,
     private readonly runner: AudioTaskRunner,
     private readonly replays: AudioSpeechReplay,
+    private readonly idempotency: AudioIdempotencyRepository,
     private readonly registry: ProviderRegistry,
     private readonly queues: Queues,
     private readonly clock: Clock,
@@ -65,7 +67,8 @@ export class AudioSpeechService {
 
   async speak(key: AuthenticatedKey, dto: CreateSpeechDto, idempotencyHeader: string | string[] | undefined, request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const leaseMs = this.config.env.AUDIO_STREAM_LEASE_MS;
-    const created = await this.generations.create(key, dto, { endpoint: 'speech', idempotencyKey: parseIdempotencyKey(idempotencyHeader), streamLeaseMs: leaseMs });
+    const idempotencyKey = parseIdempotencyKey(idempotencyHeader);
+    const created = await this.generations.create(key, dto, { endpoint: 'speech', idempotencyKey, streamLeaseMs: leaseMs });
     if (created.replayed) return this.replays.answer(key, created.task.id, request, reply);
 
     let writer: SpeechResponseWriter | undefined;
@@ -80,12 +83,16 @@ export class AudioSpeechService {
     const id = created.task.id;
     switch (end.kind) {
       case 'rejected':
-        throw end.retryable
-          ? new DomainError(503, AudioErrorCode.Unavailable, `audio generation is temporarily unavailable (${end.reason}); nothing was charged, try again later`, {
-              'x-svc-task-id': id,
-              'retry-after': String(Math.max(1, Math.ceil((end.retryAfterMs ?? 5000) / 1000))),
-            })
-          : new DomainError(400, AudioErrorCode.GenerationRejected, `the upstream refused this request: ${end.reason}; nothing was charged`, { 'x-svc-task-id': id });
+        if (!end.retryable && !end.unhealthy) {
+          throw new DomainError(400, AudioErrorCode.GenerationRejected, `the upstream refused this request: ${end.reason}; nothing was charged`, { 'x-svc-task-id': id });
+        }
+        // Not the request's fault (the upstream busy, or refusing the gateway's own account): a
+        // 503, which the spec has the client repeat with the same key, so the key is freed.
+        if (idempotencyKey !== undefined) await this.idempotency.forget({ apiKeyId: key.id, endpoint: 'speech', key: idempotencyKey }, id);
+        throw new DomainError(503, AudioErrorCode.Unavailable, `audio generation is temporarily unavailable (${end.reason}); nothing was charged, try again later`, {
+          'x-svc-task-id': id,
+          'retry-after': String(Math.max(1, Math.ceil((end.retryAfterMs ?? (end.unhealthy ? 30_000 : 5000)) / 1000))),
+        });
       case 'uncertain':
         throw new DomainError(
           503,
@@ -130,7 +137,13 @@ export class AudioSpeechService {
       switch (outcome.kind) {
         case 'rejected':
           await this.runner.failStream(task.id, outcome.reason);
-          return { kind: 'rejected', reason: outcome.reason, retryable: outcome.retryable, ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}) };
+          return {
+            kind: 'rejected',
+            reason: outcome.reason,
+            retryable: outcome.retryable,
+            ...(outcome.retryAfterMs !== undefined && { retryAfterMs: outcome.retryAfterMs }),
+            ...(outcome.unhealthy && { unhealthy: true }),
+          };
         case 'uncertain':
           await this.lost(task, outcome.reason);
           return { kind: 'uncertain', reconcileDelayMs: provider.reconcileDelayMs };

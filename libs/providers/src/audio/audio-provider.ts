@@ -50,7 +50,7 @@ export type SynthesisOutcome =
    * The upstream answered and produced no audio. `retryable`: sending again is safe and useful
    * (429, 5xx answered before any generation). `billableCharacters`: what it charged anyway, if it said.
    */
-  | { kind: 'rejected'; reason: string; retryable: boolean; retryAfterMs?: number; billableCharacters?: number }
+  | { kind: 'rejected'; reason: string; retryable: boolean; retryAfterMs?: number; billableCharacters?: number; unhealthy?: boolean }
   /** The request may have reached the upstream but its answer was lost: recover, never resend. */
   | { kind: 'uncertain'; reason: string };
 
@@ -64,7 +64,8 @@ export interface SpeechStream {
 
 export type StreamOutcome =
   | { kind: 'streaming'; stream: SpeechStream }
-  | { kind: 'rejected'; reason: string; retryable: boolean; retryAfterMs?: number }
+  /** `unhealthy`: the upstream refused the gateway (its account, quota or credentials), not this request. */
+  | { kind: 'rejected'; reason: string; retryable: boolean; retryAfterMs?: number; unhealthy?: boolean }
   | { kind: 'uncertain'; reason: string };
 
 export class SpeechStreamError extends Error {

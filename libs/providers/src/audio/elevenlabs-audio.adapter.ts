@@ -288,6 +288,7 @@ export class ElevenLabsAudioAdapter implements AudioProvider {
       retryable: refusal.retryable,
       ...(refusal.retryAfterMs !== undefined && { retryAfterMs: refusal.retryAfterMs }),
       ...(billed !== undefined && { billableCharacters: billed }),
+      ...(refusal.unhealthy && { unhealthy: true }),
     };
   }
 
