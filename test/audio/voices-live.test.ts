@@ -58,6 +58,17 @@ describe('voices of the live adapter (elevenlabs, through its fake)', () => {
     assert.deepEqual(await walletFigures(t, live), before);
   });
 
+  it("search by a voice's exact official id finds it, premade voices included (the upstream's library search leaves them out)", async () => {
+    const rachel = fake.account.find((voice) => voice.name === 'Rachel' && voice.category === 'premade')!;
+    const found = await library(live, `?search=${rachel.voice_id}`);
+    assert.deepEqual([found.voices.map((voice) => [voice.id, voice.category]), found.totalCount, found.hasMore], [[[rachel.voice_id, 'premade']], 1, false]);
+    const shared = fake.library.find((voice) => voice.rate === undefined && voice.fiat_rate === undefined)!;
+    assert.deepEqual((await library(live, `?search=${shared.voice_id}`)).voices.map((voice) => voice.id), [shared.voice_id]);
+    // The account's own clone is no official voice: not found by its id.
+    const clone = fake.account.find((voice) => voice.category === 'cloned')!;
+    assert.equal((await library(live, `?search=${clone.voice_id}`)).voices.some((voice) => voice.id === clone.voice_id), false);
+  });
+
   it('a svc_test_ key on the same app keeps the sandbox catalogue', async () => {
     const page = await library(sandboxKey);
     assert.equal(page.totalCount, usableVoices().length);
