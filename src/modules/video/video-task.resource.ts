@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import type { VideoTaskStatus } from './video-task.entity.js';
 
 export class VideoTaskOutputsDto {
@@ -31,9 +31,16 @@ export class VideoTaskResponseDto {
   failureReason?: string;
 }
 
+/**
+ * What the shared task endpoint answers: an omni task, or an `alt:` task, whose schema the
+ * alternate provider's module declares (it registers its tasks with GenerationTaskReaders). Named
+ * so that a client generated from the document takes every answer the endpoint gives.
+ */
+export const SHARED_TASK_SCHEMA = { oneOf: [{ $ref: getSchemaPath(VideoTaskResponseDto) }, { $ref: getSchemaPath('AlternateTaskResponseDto') }] };
+
 export class VideoTaskPageDto {
-  @ApiProperty({ type: [VideoTaskResponseDto] })
-  items!: VideoTaskResponseDto[];
+  @ApiProperty({ type: 'array', items: SHARED_TASK_SCHEMA, description: 'Omni tasks and, for `alt:` ids, alternate-provider tasks, newest first' })
+  items!: Array<VideoTaskResponseDto | object>;
   @ApiProperty()
   hasMore!: boolean;
   @ApiProperty({ type: String, nullable: true })

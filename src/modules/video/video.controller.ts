@@ -1,12 +1,16 @@
 import { applyDecorators, Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { type Page, RequestErrorCode } from '../../../libs/common/index.js';
+import { ErrorEnvelopeDto } from '../../app/error-envelope.dto.js';
 import { ApiErrors, ApiKeyUnauthorized } from '../../app/openapi-errors.js';
 import { ApiKeyRoute, type AuthenticatedKey, CurrentKey } from '../identity/index.js';
 import { CreateVideoTaskDto, ListVideoTasksQueryDto } from './dto/create-video-task.dto.js';
 import { VideoErrorCode as Code } from './video-errors.js';
 import { VideoTaskService } from './video-task.service.js';
-import { VideoTaskPageDto, VideoTaskResponseDto } from './video-task.resource.js';
+import { SHARED_TASK_SCHEMA, VideoTaskPageDto, VideoTaskResponseDto } from './video-task.resource.js';
+
+/** The alternate provider's error envelope (declared by its module): what DELETE of an `alt:` task answers. */
+const ALTERNATE_ERROR_SCHEMA = 'AlternateErrorEnvelopeDto';
 
 /** Both DELETE paths (spec, Endpoints › Video 4 and 5). */
 const DeleteRefused = () =>
@@ -17,7 +21,24 @@ const DeleteRefused = () =>
         'An omni task answers 405 `video.operation_not_supported` (`Allow: GET`). An `alt:` task answers 405 in the alternate envelope (AlternateErrorEnvelopeDto) with `error_code` `provider.operation_not_supported`; nothing is released or cancelled.',
     }),
     ApiErrors(404, [[Code.NotFound, 'missing, or owned by another key']]),
-    ApiErrors(405, [[Code.OperationNotSupported, 'omni task; see the description for `alt:` tasks']]),
+    ApiExtraModels(ErrorEnvelopeDto),
+    ApiResponse({
+      status: 405,
+      description: `\`${Code.OperationNotSupported}\` (omni task); \`provider.operation_not_supported\` in the alternate envelope (\`alt:\` task)`,
+      content: {
+        'application/json': {
+          schema: { oneOf: [{ $ref: getSchemaPath(ErrorEnvelopeDto) }, { $ref: getSchemaPath(ALTERNATE_ERROR_SCHEMA) }] },
+          examples: {
+            [Code.OperationNotSupported]: { summary: Code.OperationNotSupported, description: 'omni task', value: { error: { code: Code.OperationNotSupported, message: 'operation not supported' } } },
+            'provider.operation_not_supported': {
+              summary: 'provider.operation_not_supported',
+              description: '`alt:` task',
+              value: { error_code: 'provider.operation_not_supported', error: 'operation not supported', error_params: { provider: 'kling', status: 405, upstreamCode: 0 } },
+            },
+          },
+        },
+      },
+    }),
   );
 
 @ApiTags('video')
@@ -52,7 +73,8 @@ export class VideoController {
 
   @Get(':id')
   @ApiOperation({ summary: 'Read a video task (full id with `omni:` or `alt:`); every read mints fresh links' })
-  @ApiOkResponse({ type: VideoTaskResponseDto, description: 'An omni task; for an `alt:` id, an alternate-provider task (schema AlternateTaskResponseDto)' })
+  @ApiExtraModels(VideoTaskResponseDto)
+  @ApiOkResponse({ schema: SHARED_TASK_SCHEMA, description: 'An omni task; for an `alt:` id, an alternate-provider task (AlternateTaskResponseDto)' })
   @ApiErrors(404, [[Code.NotFound, 'missing, or owned by another key']])
   get(@CurrentKey() key: AuthenticatedKey, @Param('id') id: string): Promise<VideoTaskResponseDto | object> {
     return this.videoTasks.get(key, id);
