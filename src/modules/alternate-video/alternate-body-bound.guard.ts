@@ -26,7 +26,7 @@ export class AlternateBodyBoundGuard implements CanActivate {
       }
       for (const key of keys) {
         const value = (body as Record<string, unknown>)[key];
-        if (FIELDS.has(key) && typeof value === 'object' && value !== null) throw alternateInvalid(key, 'must be a string or a number as documented, not an object or a list');
+        if (FIELDS.has(key) && typeof value === 'object' && value !== null) throw alternateInvalid(key, 'must be a single value (a string, or a number where one is documented), not an object or a list');
       }
     }
     return true;

@@ -88,6 +88,9 @@ export function upstreamRefusal(upstreamCode: number | null, httpStatus: number)
   if (upstreamCode === null && httpStatus === 503) {
     return new AlternateError(503, AlternateErrorCode.RequestFailed, 'the video provider could not be reached; retry with exponential backoff');
   }
-  const message = `the video provider answered HTTP ${httpStatus} without a known code; retry with exponential backoff`;
+  const message =
+    upstreamCode === null
+      ? `the video provider answered HTTP ${httpStatus} without an error code; retry with exponential backoff`
+      : `the video provider answered HTTP ${httpStatus} with a code outside the documented table; retry with exponential backoff`;
   return new AlternateError(502, AlternateErrorCode.RequestFailed, message, upstreamCode ?? undefined);
 }
