@@ -55,6 +55,8 @@ describe('StrictValidationPipe', () => {
     assert.equal(await problem({ name: 'ab', count: 3, code: 123 }), 'invalid_field code: must be a string');
     assert.equal(await problem({ name: 'ab', count: 3, code: 'toolongcode' }), 'invalid_field code: must be shorter than or equal to 8 characters');
     assert.equal(await problem({ name: 'ab', count: 3, items: [{ mode: 'a' }, { mode: 'z' }] }), 'invalid_field items.1.mode: must be one of the following values: a, b');
+    // A list item that should be an object: said so, not in class-validator's "either object or array".
+    assert.equal(await problem({ name: 'ab', count: 3, items: ['a'] }), 'invalid_field items.0: must be an object');
   });
 
   it('refuses unknown fields at every level', async () => {

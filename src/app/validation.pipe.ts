@@ -17,6 +17,8 @@ function mainProblem(error: ValidationError): { rule: string; why: string } {
   // A type check first (a number where a string belongs is "must be a string", not a length).
   const [rule, why] = entries.find(([name]) => TYPE_RULE.test(name)) ?? entries[0]!;
   if (error.value === undefined && rule !== 'whitelistValidation' && rule !== 'unknownValue') return { rule, why: 'is required' };
+  // class-validator's own words ("each value in nested property x must be either object or array") name no type the field takes.
+  if (rule === 'nestedValidation') return { rule, why: 'must be an object' };
   return { rule, why: why.replace(`${error.property} `, '') };
 }
 
