@@ -57,6 +57,7 @@ const ERROR_STATUSES: Record<string, number[]> = {
   'POST /api/svc/v1/images/generations': [400, 401, 402, 413, 422, 502, 503],
   'POST /api/svc/v1/webhook-endpoints': [400, 401, 409],
   'GET /api/svc/v1/webhook-endpoints': [401],
+  'GET /api/svc/v1/webhook-endpoints/{id}': [401, 404],
   'PATCH /api/svc/v1/webhook-endpoints/{id}': [400, 401, 404],
   'DELETE /api/svc/v1/webhook-endpoints/{id}': [401, 404],
   'POST /api/svc/v1/webhook-endpoints/{id}/rotate-secret': [401, 404],

@@ -99,6 +99,24 @@ describe('webhook endpoints: CRUD and validation (https only, public addresses o
     assert.deepEqual(listed.map((e) => [e.id, e.enabled]), [[second.id, true], [first.id, false]]);
   });
 
+  it('GET one endpoint answers it as listed (never a secret); another key\'s, an unknown or a malformed id is 404', async () => {
+    const fresh = await createAccount(t);
+    const other = await createAccount(t);
+    const created = await createEndpoint(t, fresh, { url: 'https://example.com/one', events: [SUCCEEDED] });
+    const answer = await t.request(endpointPath(created.id), { key: fresh.key });
+    assert.equal(answer.status, 200);
+    const body = await answer.json();
+    assert.deepEqual(body, (await listEndpoints(t, fresh))[0]);
+    assert.ok(!JSON.stringify(body).includes(created.secret));
+    for (const [caller, id] of [
+      [other, created.id],
+      [fresh, 'webhook:00000000-0000-4000-8000-000000000000'],
+      [fresh, 'not-an-id'],
+    ] as const) {
+      await assertError(await t.request(endpointPath(id), { key: caller.key }), 404, 'webhook.not_found');
+    }
+  });
+
   it('PATCH changes any of url, events, enabled and answers the updated endpoint', async () => {
     const fresh = await createAccount(t);
     const { id } = await createEndpoint(t, fresh);
@@ -186,6 +204,7 @@ describe('webhook endpoints: CRUD and validation (https only, public addresses o
     const expected: Array<[string, string, Record<string, string[]>]> = [
       ['post', ENDPOINTS, { '400': ['webhook.invalid_url', 'webhook.unknown_event', 'webhook.invalid_field', 'webhook.unknown_field'], '409': ['webhook.endpoint_limit'] }],
       ['get', ENDPOINTS, {}],
+      ['get', `${ENDPOINTS}/{id}`, { '404': ['webhook.not_found'] }],
       ['patch', `${ENDPOINTS}/{id}`, { '400': ['webhook.invalid_url', 'webhook.events_empty', 'webhook.unknown_field'], '404': ['webhook.not_found'] }],
       ['delete', `${ENDPOINTS}/{id}`, { '404': ['webhook.not_found'] }],
       ['post', `${ENDPOINTS}/{id}/rotate-secret`, { '404': ['webhook.not_found'] }],
@@ -207,6 +226,7 @@ describe('webhook endpoints: CRUD and validation (https only, public addresses o
     const routes: Array<[string, string, unknown]> = [
       ['POST', ENDPOINTS, GOOD],
       ['GET', ENDPOINTS, undefined],
+      ['GET', endpointPath(id), undefined],
       ['PATCH', endpointPath(id), { enabled: false }],
       ['DELETE', endpointPath(id), undefined],
       ['POST', endpointPath(id, '/rotate-secret'), undefined],

@@ -70,6 +70,13 @@ export class WebhookEndpointCommands {
     return { items: rows.map(toWebhookEndpointResource) };
   }
 
+  /** One endpoint of the key, as listed (never its secret); another key's is not found. */
+  async get(key: AuthenticatedKey, id: string): Promise<WebhookEndpointResponseDto> {
+    const row = isIdOf('webhook', id) ? await this.endpoints.findOwned(key.id, id) : null;
+    if (!row) throw endpointNotFound();
+    return toWebhookEndpointResource(row);
+  }
+
   async update(key: AuthenticatedKey, id: string, dto: UpdateWebhookEndpointDto): Promise<WebhookEndpointResponseDto> {
     if (dto.url === undefined && dto.events === undefined && dto.enabled === undefined) {
       throw new DomainError(400, CommonErrorCode.InvalidField, 'body: name at least one of url, events, enabled');

@@ -45,6 +45,14 @@ export class WebhookEndpointsController {
     return this.endpoints.list(key);
   }
 
+  @Get(':id')
+  @ApiOperation({ summary: 'One endpoint of the calling key, as listed; never a secret' })
+  @ApiOkResponse({ type: WebhookEndpointResponseDto })
+  @NotFound()
+  get(@CurrentKey() key: AuthenticatedKey, @Param('id') id: string): Promise<WebhookEndpointResponseDto> {
+    return this.endpoints.get(key, id);
+  }
+
   @Patch(':id')
   @ApiOperation({ summary: 'Change any of url, events, enabled' })
   @ApiOkResponse({ type: WebhookEndpointResponseDto })
