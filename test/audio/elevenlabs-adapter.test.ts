@@ -332,19 +332,23 @@ describe('elevenlabs audio adapter against the fake upstream', () => {
   describe('voices', () => {
     const standard = () => fake.library.filter((v) => v.rate === undefined && v.fiat_rate === undefined);
 
-    it('lists the shared library in pages of 30 without custom-rate voices, mapping each field', async () => {
+    it('lists the premade voices, then the shared library, in pages of 30 without custom-rate voices, mapping each field', async () => {
+      const premade = fake.account.filter((v) => v.category === 'premade').map((v) => v.voice_id);
+      const all = [...premade, ...standard().map((v) => v.voice_id)];
+      assert.ok(all.length > 30 && all.length < 90);
       const pages = [];
-      for (let page = 0; page < 3; page++) pages.push(await adapter.listVoices({ page, pageSize: 30 }));
+      for (let page = 0; page < 4; page++) pages.push(await adapter.listVoices({ page, pageSize: 30 }));
       const sent = fake.requestsTo('/v1/shared-voices').at(-1)!;
-      assert.deepEqual(sent.query, { page_size: ['30'], page: ['2'], include_custom_rates: ['false'] });
+      assert.equal(sent.query.page_size![0], '30');
+      assert.deepEqual(sent.query.include_custom_rates, ['false']);
       assert.equal(sent.headers['xi-api-key'], fake.apiKey);
-      assert.deepEqual(pages.map((p) => [p.voices.length, p.hasMore, p.totalCount]), [
-        [30, true, standard().length],
-        [standard().length - 30, false, standard().length],
-        [0, false, standard().length],
-      ]);
-      assert.deepEqual(pages.flatMap((p) => p.voices.map((v) => v.id)), standard().map((v) => v.voice_id));
-      assert.deepEqual(pages[0]!.voices[0], {
+      assert.equal(fake.requestsTo('/v2/voices').length, 1, 'the premade voices are read once and kept');
+      assert.deepEqual(
+        pages.map((p) => [p.voices.map((v) => v.id), p.hasMore, p.totalCount]),
+        [0, 1, 2, 3].map((page) => [all.slice(page * 30, page * 30 + 30), page * 30 + 30 < all.length, all.length]),
+      );
+      assert.deepEqual(pages[0]!.voices[0]!.category, 'premade');
+      assert.deepEqual(pages[0]!.voices[premade.length], {
         id: 'SV01xQ7pLm2RtK9wZ4cY',
         name: 'Library Aria 01',
         status: 'available',
@@ -382,11 +386,20 @@ describe('elevenlabs audio adapter against the fake upstream', () => {
       fake.ignoreCustomRateFilter = true;
       try {
         const sent = await adapter.listVoices({ page: 0, pageSize: 30 });
-        assert.deepEqual(sent.voices.map((v) => v.id), [saved[0]!.voice_id]);
+        assert.deepEqual(sent.voices.filter((v) => v.category === 'library').map((v) => v.id), [saved[0]!.voice_id]);
       } finally {
         fake.ignoreCustomRateFilter = false;
         fake.library.splice(0, fake.library.length, ...saved);
       }
+    });
+
+    it('finds premade voices by name or id and by their labels, never the account\'s own clone', async () => {
+      const byName = await adapter.listVoices({ page: 0, pageSize: 30, search: 'RACH' });
+      assert.deepEqual(byName.voices.filter((v) => v.category === 'premade').map((v) => v.name), ['Rachel']);
+      const british = await adapter.listVoices({ page: 0, pageSize: 30, language: 'en', gender: 'female', age: 'middle_aged', search: 'alice' });
+      assert.deepEqual(british.voices.filter((v) => v.category === 'premade').map((v) => v.name), ['Alice']);
+      const clone = await adapter.listVoices({ page: 0, pageSize: 30, search: 'Our clone' });
+      assert.deepEqual(clone.voices, []);
     });
 
     it('getVoice: premade from /v2/voices, library from shared-voices, custom-rate, our own clone private, unknown null', async () => {

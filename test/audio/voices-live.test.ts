@@ -42,15 +42,18 @@ describe('voices of the live adapter (elevenlabs, through its fake)', () => {
     const before = await walletFigures(t, live);
     const first = await library(live);
     const standard = fake.library.filter((voice) => voice.rate === undefined && voice.fiat_rate === undefined);
+    const premade = fake.account.filter((voice) => voice.category === 'premade');
     assert.equal(first.voices.length, 30);
     assert.equal(first.hasMore, true);
-    assert.equal(first.totalCount, standard.length);
-    const byId = new Map(fake.library.map((voice) => [voice.voice_id, voice]));
+    assert.equal(first.totalCount, premade.length + standard.length);
+    // The official premade voices come first (the shared library leaves them out), then the library.
+    assert.deepEqual(first.voices.slice(0, premade.length).map((voice) => [voice.id, voice.category]), premade.map((voice) => [voice.voice_id, 'premade']));
+    const byId = new Map([...fake.library, ...premade].map((voice) => [voice.voice_id, voice]));
     for (const voice of first.voices) {
       const upstream = byId.get(voice.id);
       assert.ok(upstream, `${voice.id} comes from the upstream library`);
       assert.equal(voice.previewUrl, upstream.preview_url);
-      assert.ok(standard.includes(upstream));
+      assert.ok(standard.includes(upstream as (typeof standard)[number]) || premade.includes(upstream as (typeof premade)[number]));
     }
     assert.ok(fake.requestsTo('/v1/shared-voices').length > 0);
     const [stored] = await t.db.query<{ n: string }>(`SELECT count(*) AS n FROM media_object WHERE key LIKE 'voice-previews/%'`);

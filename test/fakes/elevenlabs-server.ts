@@ -289,7 +289,8 @@ export class FakeElevenLabsServer {
   /** `/v2/voices`: `voice_ids` (repeatable) filter, pages of `page_size` (default 10) by `next_page_token`. */
   private ownVoices(url: URL, response: ServerResponse): void {
     const ids = url.searchParams.getAll('voice_ids');
-    const matches = this.account.filter((v) => ids.length === 0 || ids.includes(v.voice_id));
+    const category = url.searchParams.get('category');
+    const matches = this.account.filter((v) => (ids.length === 0 || ids.includes(v.voice_id)) && (category === null || v.category === category));
     const pageSize = Math.min(Number(url.searchParams.get('page_size') ?? 10), 100);
     const start = Number(url.searchParams.get('next_page_token') ?? 0);
     const voices = matches.slice(start, start + pageSize);

@@ -6,7 +6,7 @@ import type { AudioModelId, AudioProvider, RecoverOutcome, SpeechJobSpec, Stream
 import { declaresMoreThan, readBounded } from './bounded-body.js';
 import { classifyRefusal, classifyTransportError, detailStatus, parseErrorBody, type UpstreamRefusal } from './elevenlabs-errors.js';
 import type { ElevenLabsDialogueBody, ElevenLabsSharedVoicesPage, ElevenLabsSpeechBody, ElevenLabsVoicesPage } from './elevenlabs-types.js';
-import { fromAccountVoice, fromSharedVoice, sharedVoicesQuery } from './elevenlabs-voices.js';
+import { fromAccountVoice, fromSharedVoice, matchesQuery, sharedVoicesQuery } from './elevenlabs-voices.js';
 import { TtlLruCache } from './ttl-lru-cache.js';
 import { VoiceCatalogueError } from './voice-catalogue.error.js';
 
@@ -93,6 +93,8 @@ export class ElevenLabsAudioAdapter implements AudioProvider {
   private readonly pool: Pool;
   private readonly pathPrefix: string;
   private readonly voiceCache: TtlLruCache<VoiceInfo | null>;
+  /** The official premade voices (`listVoices`), kept as long as a cached voice. */
+  private premade: { voices: VoiceInfo[]; until: number } | undefined;
 
   constructor(private readonly options: ElevenLabsAudioOptions) {
     this.settings = { ...DEFAULTS, ...stripUndefined(options) };
@@ -214,20 +216,56 @@ export class ElevenLabsAudioAdapter implements AudioProvider {
     return { kind: 'unknown' };
   }
 
+  /**
+   * The library as one list: the official premade voices that match the query first (a few dozen,
+   * from `GET /v2/voices`; the shared library leaves them out, yet generation takes them), then
+   * the shared library's. A page is cut from that list: the premade voices it covers, then the
+   * shared voices from the matching offset (at most two upstream pages of the same size).
+   */
   async listVoices(query: VoiceQuery): Promise<VoicePage> {
     const pageSize = Math.min(Math.max(Math.trunc(query.pageSize) || 1, 1), 30);
     const page = Math.max(Math.trunc(query.page) || 0, 0);
-    const params = sharedVoicesQuery({ ...query, page, pageSize });
-    const answer = await this.getJson<ElevenLabsSharedVoicesPage>('/v1/shared-voices', params);
+    const premade = (await this.premadeVoices()).filter((voice) => matchesQuery(voice, query));
+    const start = page * pageSize;
+    const own = premade.slice(start, start + pageSize);
+    const offset = Math.max(0, start - premade.length);
+    const wanted = pageSize - own.length;
+    // Shared pages of `pageSize` holding the items [offset, offset + wanted); the first one always, for the total.
+    const first = Math.floor(offset / pageSize);
+    const last = wanted > 0 ? Math.floor((offset + wanted - 1) / pageSize) : first;
+    const answers = await Promise.all([...new Set([first, last])].map((at) => this.sharedPage(query, at, pageSize)));
+    const shared = answers.flatMap((answer) => answer.voices).slice(offset - first * pageSize, offset - first * pageSize + wanted);
+    // Shared voices after this page: in the last page read beyond the ones taken, or on a later one.
+    const lastRead = answers[answers.length - 1]!;
+    const sharedMore = offset + wanted < last * pageSize + lastRead.voices.length || lastRead.hasMore;
+    return {
+      voices: [...own, ...shared].filter((voice) => voice.status === 'available' && voice.standardRate),
+      hasMore: premade.length > start + pageSize || sharedMore,
+      totalCount: premade.length + answers[0]!.totalCount,
+    };
+  }
+
+  /** One page of `GET /v1/shared-voices` as VoiceInfo (custom-rate voices still in: the caller filters). */
+  private async sharedPage(query: VoiceQuery, page: number, pageSize: number): Promise<VoicePage> {
+    const answer = await this.getJson<ElevenLabsSharedVoicesPage>('/v1/shared-voices', sharedVoicesQuery({ ...query, page, pageSize }));
     const upstream = Array.isArray(answer?.voices) ? answer.voices : [];
     const voices = upstream.filter((voice) => typeof voice?.voice_id === 'string').map(fromSharedVoice);
     for (const voice of voices) this.voiceCache.set(voice.id, voice);
     const hasMore = answer?.has_more === true;
-    return {
-      voices: voices.filter((voice) => voice.status === 'available' && voice.standardRate),
-      hasMore,
-      totalCount: typeof answer?.total_count === 'number' ? answer.total_count : page * pageSize + upstream.length + (hasMore ? 1 : 0),
-    };
+    return { voices, hasMore, totalCount: typeof answer?.total_count === 'number' ? answer.total_count : page * pageSize + upstream.length + (hasMore ? 1 : 0) };
+  }
+
+  /** The account's premade (official) voices, read at most once per cache lifetime. */
+  private async premadeVoices(): Promise<VoiceInfo[]> {
+    const cached = this.premade;
+    if (cached && cached.until > Date.now()) return cached.voices;
+    const answer = await this.getJson<ElevenLabsVoicesPage>('/v2/voices', new URLSearchParams({ category: 'premade', page_size: '100' }));
+    const voices = (Array.isArray(answer?.voices) ? answer.voices : [])
+      .filter((voice) => typeof voice?.voice_id === 'string' && voice.category === 'premade')
+      .map(fromAccountVoice);
+    for (const voice of voices) this.voiceCache.set(voice.id, voice);
+    this.premade = { voices, until: Date.now() + this.settings.voiceCacheTtlMs };
+    return voices;
   }
 
   async getVoice(voiceId: string): Promise<VoiceInfo | null> {
