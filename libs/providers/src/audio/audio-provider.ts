@@ -119,6 +119,18 @@ export interface VoiceQuery {
   pageSize: number;
 }
 
+/**
+ * Whether a voice answers a library query's filters (what an upstream's own search does): `search`
+ * its exact id or a case-insensitive name substring; language, gender and age equal. The page is not judged.
+ */
+export function voiceMatches(voice: VoiceInfo, query: Omit<VoiceQuery, 'page' | 'pageSize'>): boolean {
+  if (query.search !== undefined && voice.id !== query.search && !voice.name.toLowerCase().includes(query.search.toLowerCase())) return false;
+  if (query.language !== undefined && voice.language?.toLowerCase() !== query.language.toLowerCase()) return false;
+  if (query.gender !== undefined && voice.gender !== query.gender) return false;
+  if (query.age !== undefined && voice.age !== query.age) return false;
+  return true;
+}
+
 export interface VoicePage {
   /** Usable voices only (status `available`, standard rate). */
   voices: VoiceInfo[];

@@ -1,12 +1,12 @@
 import { Pool, type Dispatcher } from 'undici';
 import { ProviderAdapterFor } from '../capabilities.js';
 import { CircuitBreaker } from '../video/circuit-breaker.js';
-import { AUDIO_CAPABILITY, AUDIO_MODEL_IDS, SpeechStreamError } from './audio-provider.js';
+import { AUDIO_CAPABILITY, AUDIO_MODEL_IDS, SpeechStreamError, voiceMatches } from './audio-provider.js';
 import type { AudioModelId, AudioProvider, RecoverOutcome, SpeechJobSpec, StreamOutcome, SynthesisOutcome, VoiceInfo, VoicePage, VoiceQuery } from './audio-provider.js';
 import { declaresMoreThan, readBounded } from './bounded-body.js';
 import { classifyRefusal, classifyTransportError, detailStatus, parseErrorBody, type UpstreamRefusal } from './elevenlabs-errors.js';
 import type { ElevenLabsDialogueBody, ElevenLabsSharedVoicesPage, ElevenLabsSpeechBody, ElevenLabsVoicesPage } from './elevenlabs-types.js';
-import { fromAccountVoice, fromSharedVoice, matchesQuery, sharedVoicesQuery } from './elevenlabs-voices.js';
+import { fromAccountVoice, fromSharedVoice, sharedVoicesQuery } from './elevenlabs-voices.js';
 import { TtlLruCache } from './ttl-lru-cache.js';
 import { VoiceCatalogueError } from './voice-catalogue.error.js';
 
@@ -225,7 +225,7 @@ export class ElevenLabsAudioAdapter implements AudioProvider {
   async listVoices(query: VoiceQuery): Promise<VoicePage> {
     const pageSize = Math.min(Math.max(Math.trunc(query.pageSize) || 1, 1), 30);
     const page = Math.max(Math.trunc(query.page) || 0, 0);
-    const premade = (await this.premadeVoices()).filter((voice) => matchesQuery(voice, query));
+    const premade = (await this.premadeVoices()).filter((voice) => voiceMatches(voice, query));
     const start = page * pageSize;
     const own = premade.slice(start, start + pageSize);
     const offset = Math.max(0, start - premade.length);

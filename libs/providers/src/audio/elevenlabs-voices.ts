@@ -95,15 +95,3 @@ export function sharedVoicesQuery(query: VoiceQuery): URLSearchParams {
   if (query.age) params.set('age', query.age);
   return params;
 }
-
-/**
- * Whether a voice answers a library query the way the upstream's own search does for the shared
- * library: `search` an exact id or a case-insensitive name substring; language, gender and age equal.
- */
-export function matchesQuery(voice: VoiceInfo, query: VoiceQuery): boolean {
-  if (query.search !== undefined && voice.id !== query.search && !voice.name.toLowerCase().includes(query.search.toLowerCase())) return false;
-  if (query.language !== undefined && voice.language !== query.language.toLowerCase()) return false;
-  if (query.gender !== undefined && voice.gender !== query.gender) return false;
-  if (query.age !== undefined && voice.age !== query.age) return false;
-  return true;
-}

@@ -2,7 +2,7 @@
  * Queries over the sandbox's voice catalogue, as the upstream's shared library answers them:
  * usable voices only, filtered, in a stable order, paged from zero.
  */
-import type { VoiceInfo, VoicePage, VoiceQuery } from './audio-provider.js';
+import { type VoiceInfo, type VoicePage, type VoiceQuery, voiceMatches } from './audio-provider.js';
 import { SANDBOX_VOICES } from './sandbox-voices.js';
 
 /** The spec's page limit (spec › Audio 7). */
@@ -20,22 +20,11 @@ function copy(voice: Readonly<VoiceInfo>): VoiceInfo {
   return { ...voice, models: [...voice.models] };
 }
 
-function matches(voice: Readonly<VoiceInfo>, query: VoiceQuery): boolean {
-  if (query.search !== undefined && query.search !== '') {
-    const byName = voice.name.toLowerCase().includes(query.search.toLowerCase());
-    if (!byName && voice.id !== query.search) return false;
-  }
-  if (query.language !== undefined && voice.language !== query.language.toLowerCase()) return false;
-  if (query.gender !== undefined && voice.gender !== query.gender) return false;
-  if (query.age !== undefined && voice.age !== query.age) return false;
-  return true;
-}
-
 /** One page of usable voices; a page size outside 1–30 is brought inside it, a negative page reads as 0. */
 export function listSandboxVoices(query: VoiceQuery): VoicePage {
   const pageSize = Math.min(Math.max(Math.trunc(query.pageSize) || 1, 1), MAX_VOICE_PAGE_SIZE);
   const page = Math.max(Math.trunc(query.page) || 0, 0);
-  const found = SANDBOX_VOICES.filter((voice) => isUsableVoice(voice) && matches(voice, query));
+  const found = SANDBOX_VOICES.filter((voice) => isUsableVoice(voice) && voiceMatches(voice, query));
   const start = page * pageSize;
   return {
     voices: found.slice(start, start + pageSize).map(copy),

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { VoiceInfo, VoicePage } from '../../../../libs/providers/index.js';
+import { type VoicePage, voiceMatches } from '../../../../libs/providers/index.js';
 import type { AuthenticatedKey } from '../../identity/index.js';
 import { LIBRARY_PAGE_SIZE, type VoiceLibraryRequest } from './dto/voice-library.query.js';
 import { type RoutedCatalogue, VoiceCatalogue } from './voice-catalogue.js';
@@ -46,15 +46,7 @@ export class VoiceLibraryService {
   /** `voiceId`: that voice when it is usable (and matches any other filter given), else an empty page. */
   private async lookup(catalogue: RoutedCatalogue, voiceId: string, request: VoiceLibraryRequest): Promise<VoicePage> {
     const voice = await this.catalogue.get(catalogue, voiceId);
-    const matches = voice !== null && refusal(voice) === null && matchesFilters(voice, request);
+    const matches = voice !== null && refusal(voice) === null && voiceMatches(voice, request);
     return { voices: matches && request.page === 0 ? [voice] : [], hasMore: false, totalCount: matches ? 1 : 0 };
   }
-}
-
-function matchesFilters(voice: VoiceInfo, request: VoiceLibraryRequest): boolean {
-  if (request.language !== undefined && voice.language?.toLowerCase() !== request.language) return false;
-  if (request.gender !== undefined && voice.gender !== request.gender) return false;
-  if (request.age !== undefined && voice.age !== request.age) return false;
-  if (request.search !== undefined && voice.id !== request.search && !voice.name.toLowerCase().includes(request.search.toLowerCase())) return false;
-  return true;
 }
