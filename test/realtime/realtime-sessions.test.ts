@@ -60,6 +60,9 @@ describe('realtime sessions (REST)', () => {
     ['maxCostUsd a string', sessionBody({ maxCostUsd: '1' }), 'audio.invalid_field', 'maxCostUsd'],
     ['maxCostUsd negative', sessionBody({ maxCostUsd: -1 }), 'audio.invalid_field', 'maxCostUsd'],
     ['maxCostUsd below one micro-USD', sessionBody({ maxCostUsd: 0.0000001 }), 'audio.invalid_field', 'maxCostUsd'],
+    // A cap finer than a micro-USD is refused, not rounded up past what the client set.
+    ['maxCostUsd with 7 decimals', sessionBody({ maxCostUsd: 0.0023995 }), 'audio.invalid_field', 'maxCostUsd'],
+    ['maxCostUsd 0.0000019', sessionBody({ maxCostUsd: 0.0000019 }), 'audio.invalid_field', 'maxCostUsd'],
     ['maxCostUsd null', sessionBody({ maxCostUsd: null }), 'audio.invalid_field', 'maxCostUsd'],
     ['unknown field', sessionBody({ inputMode: 'completeTurn' }), 'audio.unknown_field', 'inputMode'],
     ['controls.outputFormat (turns speak pcm_24000)', { model: 'voice_v4', controls: { voiceId: anyModelVoice(), outputFormat: 'pcm_24000' } }, 'audio.unknown_field', 'controls.outputFormat'],

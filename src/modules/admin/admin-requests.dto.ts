@@ -3,7 +3,7 @@ import { MAX_PAGE_LIMIT } from '../../../libs/common/index.js';
 import { StorableText } from '../../app/storable-text.validator.js';
 import type { LedgerKind } from '../billing/index.js';
 import type { KeyEnvironment } from '../identity/index.js';
-import { IsUsdAmount } from './usd-amount.validator.js';
+import { IsUsdAmount } from '../../app/usd-amount.validator.js';
 
 /*
  * The admin requests the operator CLI validates too (same rules, same messages). Validation only:
@@ -37,8 +37,11 @@ export class IssueApiKeyDto {
   environment?: KeyEnvironment;
 }
 
+/** The largest single credit an operator can make (a typo guard, not a business limit). */
+export const MAX_CREDIT_USD = 1_000_000;
+
 export class CreditWalletDto {
-  @IsUsdAmount()
+  @IsUsdAmount(MAX_CREDIT_USD)
   amountUsd!: number;
 
   @IsString()

@@ -10,7 +10,7 @@ import {
   PageQueryDto,
   WalletQueryDto,
 } from './admin-requests.dto.js';
-import { MAX_CREDIT_USD } from './usd-amount.validator.js';
+import { MAX_CREDIT_USD } from './admin-requests.dto.js';
 
 /*
  * The OpenAPI description of the requests in admin-requests.dto.ts, applied here (as the

@@ -37,7 +37,6 @@ export class RealtimeSessionsService {
 
   async create(key: AuthenticatedKey, dto: CreateRealtimeSessionDto): Promise<RealtimeSessionCreatedDto> {
     const maxCostMicros = usdToMicros(dto.maxCostUsd ?? REALTIME_DEFAULT_MAX_COST_USD);
-    if (maxCostMicros < 1n) throw new DomainError(400, 'invalid_field', 'maxCostUsd: must be at least 0.000001 (one micro-USD)');
     // The model and voice are checked exactly as audio creation checks them (availability, voice
     // usable with the model, alias of this key): the estimate of a one-character turn, no hold.
     await this.generations.estimate(key, { model: dto.model, mode: 'text_to_speech', prompt: '.', controls: { voiceId: dto.controls.voiceId, outputFormat: REALTIME_OUTPUT_FORMAT } });

@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsDefined, IsIn, IsNumber, IsObject, IsPositive, IsString, Length, Max, ValidateNested } from 'class-validator';
+import { IsDefined, IsIn, IsObject, IsString, Length, ValidateNested } from 'class-validator';
 import { AUDIO_MODEL_IDS, type AudioModelId } from '../../../../libs/providers/index.js';
 import { Optional } from '../../../app/dto-fields.js';
+import { IsUsdAmount } from '../../../app/usd-amount.validator.js';
 
 /** The most a session may spend (spec › Limits: `maxCostUsd` maximum 10). */
 export const REALTIME_MAX_COST_USD = 10;
@@ -25,12 +26,12 @@ export class CreateRealtimeSessionDto {
   controls!: RealtimeControlsDto;
 
   @ApiPropertyOptional({
-    description: 'Cap on the sum of the estimates of the accepted turns, in USD: greater than 0, at most 10 (at least 0.000001, the smallest amount)',
+    description: 'Cap on the sum of the estimates of the accepted turns, in USD: greater than 0, at most 10, at most 6 decimals (micro-USD; a finer value is refused, never rounded)',
     default: REALTIME_DEFAULT_MAX_COST_USD,
     minimum: 0,
     exclusiveMinimum: true,
     maximum: REALTIME_MAX_COST_USD,
   })
-  @Optional() @IsNumber({ allowNaN: false, allowInfinity: false }) @IsPositive() @Max(REALTIME_MAX_COST_USD)
+  @Optional() @IsUsdAmount(REALTIME_MAX_COST_USD)
   maxCostUsd?: number;
 }

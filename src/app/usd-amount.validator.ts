@@ -1,16 +1,14 @@
 import { ValidateBy, type ValidationArguments, type ValidationOptions } from 'class-validator';
-import { microsToUsd, usdToMicros } from '../../../libs/common/index.js';
-
-/** The largest single credit an operator can make (a typo guard, not a business limit). */
-export const MAX_CREDIT_USD = 1_000_000;
+import { microsToUsd, usdToMicros } from '../../libs/common/index.js';
 
 /**
- * Why `value` is not a USD amount an operator may credit, or null when it is one: a JSON
+ * Why `value` is not a USD amount, or null when it is one (an operator's credit, a session's
+ * budget: money a client or an operator names, which is never rounded): a JSON
  * number (never a string), finite, above 0, at most `max`, and exact in micro-USD (at most 6
  * decimals). The decimals check is a round trip through micros, so `1e-7`, `0.1 + 0.2` and
  * other values that micros cannot hold exactly are refused instead of being rounded silently.
  */
-export function usdAmountProblem(value: unknown, max = MAX_CREDIT_USD): string | null {
+export function usdAmountProblem(value: unknown, max: number): string | null {
   if (typeof value !== 'number' || !Number.isFinite(value)) return 'must be a number';
   if (value <= 0) return 'must be greater than 0';
   if (value > max) return `must not be greater than ${max}`;
@@ -19,7 +17,7 @@ export function usdAmountProblem(value: unknown, max = MAX_CREDIT_USD): string |
 }
 
 /** class-validator rule for {@link usdAmountProblem}; the message says which part failed. */
-export function IsUsdAmount(max = MAX_CREDIT_USD, options?: ValidationOptions): PropertyDecorator {
+export function IsUsdAmount(max: number, options?: ValidationOptions): PropertyDecorator {
   return ValidateBy(
     {
       name: 'isUsdAmount',
