@@ -159,10 +159,13 @@ describe('realtime connection: authentication, lease, close codes', () => {
     const ticket = await newTicket(t, owner, session.sessionId);
     assert.equal((await closeSession(owner.key, session.sessionId)).status, 200);
     assert.equal((await client.closed).code, 4410);
+    // Its ticket now meets a session that has ended: 4410 (create a new session), not 4401 (ask for a
+    // ticket), since asking for one answers 409 audio.session_closed.
     const late = RealtimeClient.connect(session.url);
     await late.opened;
     late.authenticate(ticket.token);
-    assert.equal((await late.closed).code, 4401);
+    assert.deepEqual(await late.closed, { code: 4410, reason: 'the session was closed or has expired; create a new one' });
+    assert.equal((await t.request(`/v1/audio/realtime/sessions/${session.sessionId}/tickets`, { method: 'POST', key: owner.key })).status, 409);
     void account;
   });
 
@@ -172,8 +175,17 @@ describe('realtime connection: authentication, lease, close codes', () => {
     // 1.5 s before the end (on the injected clock); the connection's timer runs on real time from there.
     clock.advance(50 * 60_000 - 1500);
     const ticket = await newTicket(t, owner, session.sessionId);
+    // A ticket never outlives its session: 1.5 s left, so 1.5 s, not 60.
+    assert.equal(ticket.tokenExpiresAt, session.expiresAt);
     const { client } = await connectReady(session.url, ticket.token);
     assert.deepEqual(await client.closed, { code: 4410, reason: 'the session expired' });
+    // Once the session has ended, a ticket of it (the spare one, unused) is told so: 4410.
+    const spare = await newTicket(t, owner, session.sessionId);
+    clock.advance(1500);
+    const late = RealtimeClient.connect(session.url);
+    await late.opened;
+    late.authenticate(spare.token);
+    assert.equal((await late.closed).code, 4410);
   });
 
   it('a key revoked while connected: its next turn closes the connection with 4401, nothing is created', async () => {

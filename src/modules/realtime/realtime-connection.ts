@@ -172,8 +172,15 @@ export class RealtimeConnection implements RegisteredConnection {
   private async authenticate(token: string): Promise<void> {
     const { sessions, leases, identity, clock, settings } = this.deps;
     const sessionId = this.requestedSessionId;
-    const session = sessionId && TICKET_SHAPE.test(token) ? await sessions.consumeTicket(ticketHash(token), sessionId, clock.now()) : null;
-    if (!session) return this.close(RealtimeCloseCode.Unauthorized, 'bad, used or expired ticket; ask for a new one (POST …/tickets)');
+    const hash = sessionId && TICKET_SHAPE.test(token) ? ticketHash(token) : null;
+    const session = hash ? await sessions.consumeTicket(hash, sessionId!, clock.now()) : null;
+    if (!session) {
+      // A genuine ticket of a session that has ended: another ticket would be refused too (409).
+      if (hash && (await sessions.endedSessionOfTicket(hash, sessionId!, clock.now()))) {
+        return this.close(RealtimeCloseCode.SessionEnded, 'the session was closed or has expired; create a new one');
+      }
+      return this.close(RealtimeCloseCode.Unauthorized, 'bad, used or expired ticket; ask for a new one (POST …/tickets)');
+    }
     const key = await identity.getApiKey(session.apiKeyId).catch(() => null);
     if (!key || key.status !== 'active') return this.close(RealtimeCloseCode.Unauthorized, 'the API key of this session is revoked');
     if (this.closeSent !== null || this.state === 'closed') return;

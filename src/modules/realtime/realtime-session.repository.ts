@@ -91,6 +91,20 @@ export class RealtimeSessionRepository {
     return used ? this.find(used.id) : null;
   }
 
+  /**
+   * Whether `tokenHash` is a ticket this session was given (used or not, expired or not) and the
+   * session has ended (closed, or past its end): the holder of its ticket learns it should create
+   * a new session, not ask for another ticket. Someone without one learns nothing.
+   */
+  async endedSessionOfTicket(tokenHash: Buffer, sessionId: string, now: Date): Promise<boolean> {
+    const rows: unknown[] = await this.db.query(
+      `SELECT 1 FROM realtime_ticket t JOIN realtime_session s ON s.id = t.session_id
+        WHERE t.token_hash = $1 AND t.session_id = $2 AND (s.closed_at IS NOT NULL OR s.expires_at <= $3)`,
+      [tokenHash, sessionId, now],
+    );
+    return rows.length > 0;
+  }
+
   /** Closes the key's open session; the session as it is now (closed, or as it was when not open), or null when not the key's. */
   async closeOwned(apiKeyId: string, id: string, now: Date): Promise<RealtimeSessionEntity | null> {
     await this.db.query(

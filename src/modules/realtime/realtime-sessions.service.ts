@@ -61,7 +61,7 @@ export class RealtimeSessionsService {
       updatedAt: now,
     } satisfies RealtimeSessionEntity);
     const token = newTicketToken();
-    const ticket = newTicket(session.id, token, now);
+    const ticket = newTicket(session, token, now);
     const limit = this.config.env.REALTIME_MAX_SESSIONS_PER_KEY;
     const outcome = await this.sessions.createWithinLimit(session, ticket, limit, now);
     if (outcome.kind === 'limit_reached') {
@@ -78,7 +78,7 @@ export class RealtimeSessionsService {
     const session = await this.owned(key, sessionId);
     const now = this.clock.now();
     const token = newTicketToken();
-    const ticket = newTicket(session.id, token, now);
+    const ticket = newTicket(session, token, now);
     if (!(await this.sessions.replaceTicket(key.id, ticket, now))) {
       throw new DomainError(409, RealtimeRestErrorCode.SessionClosed, 'this realtime session is closed or has expired; create a new one');
     }
@@ -113,11 +113,12 @@ export class RealtimeSessionsService {
   }
 }
 
-function newTicket(sessionId: string, token: string, now: Date): RealtimeTicketEntity {
+/** A ticket of the session: 60 seconds, never past the session's own end (it could not connect then). */
+function newTicket(session: Pick<RealtimeSessionEntity, 'id' | 'expiresAt'>, token: string, now: Date): RealtimeTicketEntity {
   return Object.assign(new RealtimeTicketEntity(), {
     tokenHash: ticketHash(token),
-    sessionId,
-    expiresAt: new Date(now.getTime() + TICKET_TTL_MS),
+    sessionId: session.id,
+    expiresAt: new Date(Math.min(now.getTime() + TICKET_TTL_MS, session.expiresAt.getTime())),
     usedAt: null,
     createdAt: now,
   } satisfies RealtimeTicketEntity);
