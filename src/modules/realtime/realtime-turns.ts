@@ -174,7 +174,9 @@ export class RealtimeTurns {
     }
     if (error instanceof DomainError) {
       const code = error.code.includes('.') ? error.code : `audio.${error.code}`;
-      out.send({ type: 'error', code, message: error.message, turnId });
+      // The turn's text is the speech request's prompt: the message names the frame's field.
+      const message = error.message.startsWith('prompt') ? `text${error.message.slice('prompt'.length)}` : error.message;
+      out.send({ type: 'error', code, message, turnId });
       return;
     }
     this.logger.error(`turn ${turnId}: ${String(error)}`);
