@@ -88,7 +88,12 @@ export class AudioSpeechService {
         }
         // Not the request's fault (the upstream busy, or refusing the gateway's own account): a
         // 503, which the spec has the client repeat with the same key, so the key is freed.
-        if (idempotencyKey !== undefined) await this.idempotency.forget({ apiKeyId: key.id, endpoint: 'speech', key: idempotencyKey }, id);
+        if (idempotencyKey !== undefined) {
+          // Should this fail (database away), the answer stays the 503; the key then stays spent (409 on a repeat).
+          await this.idempotency
+            .forget({ apiKeyId: key.id, endpoint: 'speech', key: idempotencyKey }, id)
+            .catch((error: unknown) => this.logger.warn(`task ${id}: its Idempotency-Key could not be freed: ${String(error)}`));
+        }
         throw new DomainError(503, AudioErrorCode.Unavailable, `audio generation is temporarily unavailable (${end.reason}); nothing was charged, try again later`, {
           'x-svc-task-id': id,
           'retry-after': String(Math.max(1, Math.ceil((end.retryAfterMs ?? (end.unhealthy ? 30_000 : 5000)) / 1000))),
