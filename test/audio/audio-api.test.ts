@@ -43,6 +43,8 @@ const REFUSALS: Array<[string, Record<string, unknown>, string, string]> = [
   ['prompt with a NUL character', speechBody({ prompt: 'a\u0000b' }), 'audio.invalid_field', 'prompt'],
   ['prompt with a lone surrogate', speechBody({ prompt: 'a\ud800b' }), 'audio.invalid_field', 'prompt'],
   ['dialogue line with a NUL character', { model: 'voice_v4', mode: 'text_to_dialogue', dialogue: [line(0), line(1, 'b\u0000')] }, 'audio.invalid_field', 'dialogue.1.text'],
+  ['a dialogue entry that is a list (was a 500)', { model: 'voice_v4', mode: 'text_to_dialogue', dialogue: [[line(0)]] }, 'audio.invalid_field', 'dialogue'],
+  ['an empty list as a dialogue entry', { model: 'voice_v4', mode: 'text_to_dialogue', dialogue: [line(0), []] }, 'audio.invalid_field', 'dialogue'],
   ['prompt of 2,001 emoji', speechBody({ prompt: '😀'.repeat(2001) }), 'audio.text_too_long', 'prompt'],
   ['prompt of 2,001 code points with combining accents', speechBody({ prompt: `${'e\u0301'.repeat(1000)}e` }), 'audio.text_too_long', 'prompt'],
 ];

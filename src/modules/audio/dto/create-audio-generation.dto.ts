@@ -6,6 +6,7 @@ import {
   IsArray,
   IsIn,
   IsInt,
+  IsObject,
   IsString,
   Length,
   MinLength,
@@ -86,7 +87,7 @@ export class CreateAudioGenerationDto {
   providerOptions?: AudioProviderOptionsDto;
 
   @ApiPropertyOptional({ type: [DialogueEntryDto], minItems: 1, maxItems: AUDIO_MAX_DIALOGUE_ENTRIES, description: 'Dialogue only' })
-  @Optional() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(AUDIO_MAX_DIALOGUE_ENTRIES) @ValidateNested({ each: true }) @Type(() => DialogueEntryDto)
+  @Optional() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(AUDIO_MAX_DIALOGUE_ENTRIES) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => DialogueEntryDto)
   dialogue?: DialogueEntryDto[];
 
   @ApiPropertyOptional({ description: 'A webhook endpoint of the same API key' })

@@ -100,7 +100,7 @@ export class ImageVendorOptionsDto {
   generationConfig?: ImageGenerationConfigDto;
 
   @ApiPropertyOptional({ type: [ImageSafetySettingDto], maxItems: MAX_SAFETY_SETTINGS })
-  @Optional() @IsArray() @ArrayMaxSize(MAX_SAFETY_SETTINGS) @ValidateNested({ each: true }) @Type(() => ImageSafetySettingDto)
+  @Optional() @IsArray() @ArrayMaxSize(MAX_SAFETY_SETTINGS) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => ImageSafetySettingDto)
   safetySettings?: ImageSafetySettingDto[];
 }
 

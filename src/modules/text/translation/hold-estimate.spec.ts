@@ -54,8 +54,14 @@ describe('hold estimate: never below what the upstream can bill', () => {
       { inlineData: { mimeType: 'application/octet-stream', data: 'AAAA' } },
       { fileData: { fileUri: 'https://cdn.example.com/clip.mp4', mimeType: 'video/mp4' } },
     ] satisfies GeminiPart[]) {
-      assert.equal(partTokens(part), INPUT_WINDOW_TOKENS, JSON.stringify(part).slice(0, 80));
+      assert.equal(estimateInputTokens(request(part)), INPUT_WINDOW_TOKENS, JSON.stringify(part).slice(0, 80));
     }
+  });
+
+  it('holds a request at most at the input window, however many parts could not be measured (the upstream refuses a longer prompt)', () => {
+    const pdf = { inlineData: { mimeType: 'application/pdf', data: 'JVBERi0=' } };
+    assert.equal(estimateInputTokens(request(pdf, pdf, pdf, pdf, { text: 'compare them' })), INPUT_WINDOW_TOKENS);
+    assert.equal(estimateInputTokens(request({ text: 'x'.repeat(2_000_000) })), INPUT_WINDOW_TOKENS);
   });
 
   it('counts audio as the seconds its bytes hold at 6 kbps, text files by their bytes, images at 1,120 or a token per 64 bytes', () => {

@@ -2,8 +2,8 @@ import { mp4DurationSeconds, type GeminiPart, type GeminiRequest } from '../../.
 import { isObject } from './json-readers.js';
 
 /**
- * Every text model's input window in tokens: the upstream refuses a longer prompt, so one media
- * part whose length cannot be read can never be billed for more than this.
+ * Every text model's input window in tokens: the upstream refuses a longer prompt, so no request,
+ * however many of its media parts cannot be measured, is billed for more input than this.
  */
 export const INPUT_WINDOW_TOKENS = 1_048_576;
 /** Tokens of one video frame at most: Gemini 3 counts 280 at the high media resolution (70 below), Gemini 2.5 258. */
@@ -29,7 +29,8 @@ const TEXT_TYPES = /^(?:text\/|application\/(?:json|xml|x-ndjson|csv|javascript|
  *   input window;
  * - an audio file: 32 tokens a second for as many seconds as its bytes hold at 6 kbps;
  * - a text file (`text/*`, JSON, CSV, …): one token per byte;
- * - anything else (PDF, other documents, a link left unfetched): the whole input window.
+ * - anything else (PDF, other documents, a link left unfetched): the whole input window;
+ * and the request as a whole at most the input window.
  */
 export function estimateInputTokens(request: GeminiRequest): number {
   let tokens = 8;
@@ -57,7 +58,8 @@ export function estimateInputTokens(request: GeminiRequest): number {
   visit(request.contents);
   visit(request.systemInstruction);
   visit(request.tools);
-  return tokens;
+  // The upstream refuses a prompt longer than its window: however many parts could not be measured, no more is billed.
+  return Math.min(tokens, INPUT_WINDOW_TOKENS);
 }
 
 /** The most tokens one media part can be billed for (see estimateInputTokens). */
