@@ -159,13 +159,18 @@ describe('realtime connection: authentication, lease, close codes', () => {
     const ticket = await newTicket(t, owner, session.sessionId);
     assert.equal((await closeSession(owner.key, session.sessionId)).status, 200);
     assert.equal((await client.closed).code, 4410);
-    // Its ticket now meets a session that has ended: 4410 (create a new session), not 4401 (ask for a
-    // ticket), since asking for one answers 409 audio.session_closed.
+    // Its unused ticket now meets a session that has ended: 4410 (create a new session), not 4401
+    // (ask for a ticket), since asking for one answers 409 audio.session_closed. The ticket the
+    // first connection used stays DESIGN's "used ticket": 4401.
     const late = RealtimeClient.connect(session.url);
     await late.opened;
     late.authenticate(ticket.token);
     assert.deepEqual(await late.closed, { code: 4410, reason: 'the session was closed or has expired; create a new one' });
     assert.equal((await t.request(`/v1/audio/realtime/sessions/${session.sessionId}/tickets`, { method: 'POST', key: owner.key })).status, 409);
+    const used = RealtimeClient.connect(session.url);
+    await used.opened;
+    used.authenticate(session.token);
+    assert.equal((await used.closed).code, 4401);
     void account;
   });
 
@@ -179,13 +184,13 @@ describe('realtime connection: authentication, lease, close codes', () => {
     assert.equal(ticket.tokenExpiresAt, session.expiresAt);
     const { client } = await connectReady(session.url, ticket.token);
     assert.deepEqual(await client.closed, { code: 4410, reason: 'the session expired' });
-    // Once the session has ended, a ticket of it (the spare one, unused) is told so: 4410.
+    // Once the session has ended, its tickets have too (DESIGN: an expired ticket is 4401).
     const spare = await newTicket(t, owner, session.sessionId);
     clock.advance(1500);
     const late = RealtimeClient.connect(session.url);
     await late.opened;
     late.authenticate(spare.token);
-    assert.equal((await late.closed).code, 4410);
+    assert.equal((await late.closed).code, 4401);
   });
 
   it('a key revoked while connected: its next turn closes the connection with 4401, nothing is created', async () => {

@@ -175,7 +175,7 @@ export class RealtimeConnection implements RegisteredConnection {
     const hash = sessionId && TICKET_SHAPE.test(token) ? ticketHash(token) : null;
     const session = hash ? await sessions.consumeTicket(hash, sessionId!, clock.now()) : null;
     if (!session) {
-      // A genuine ticket of a session that has ended: another ticket would be refused too (409).
+      // A good ticket of a session closed since: another ticket would be refused too (409).
       if (hash && (await sessions.endedSessionOfTicket(hash, sessionId!, clock.now()))) {
         return this.close(RealtimeCloseCode.SessionEnded, 'the session was closed or has expired; create a new one');
       }

@@ -92,14 +92,15 @@ export class RealtimeSessionRepository {
   }
 
   /**
-   * Whether `tokenHash` is a ticket this session was given (used or not, expired or not) and the
-   * session has ended (closed, or past its end): the holder of its ticket learns it should create
-   * a new session, not ask for another ticket. Someone without one learns nothing.
+   * Whether `tokenHash` is a good ticket of this session (unused, unexpired) and only the session
+   * has ended (closed by DELETE): its holder learns to create a new session, not to ask for another
+   * ticket. A used or expired ticket stays DESIGN's 4401; a token that is no ticket learns nothing.
    */
   async endedSessionOfTicket(tokenHash: Buffer, sessionId: string, now: Date): Promise<boolean> {
     const rows: unknown[] = await this.db.query(
       `SELECT 1 FROM realtime_ticket t JOIN realtime_session s ON s.id = t.session_id
-        WHERE t.token_hash = $1 AND t.session_id = $2 AND (s.closed_at IS NOT NULL OR s.expires_at <= $3)`,
+        WHERE t.token_hash = $1 AND t.session_id = $2 AND t.used_at IS NULL AND t.expires_at > $3
+          AND (s.closed_at IS NOT NULL OR s.expires_at <= $3)`,
       [tokenHash, sessionId, now],
     );
     return rows.length > 0;
