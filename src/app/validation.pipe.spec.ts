@@ -72,4 +72,9 @@ describe('StrictValidationPipe', () => {
     const value = (await pipe.transform({ name: 'ab', count: '3' }, { type: 'query', metatype: SampleDto })) as SampleDto;
     assert.equal(value.count, 3);
   });
+
+  it('refuses a query parameter PostgreSQL cannot store (a NUL, a lone surrogate), even one the DTO takes as it is', async () => {
+    assert.equal(await problem({ name: 'a\u0000b', count: '3' }, 'query'), 'invalid_field name: must not contain NUL characters or unpaired UTF-16 surrogates');
+    assert.equal(await problem({ name: 'ab', count: '3', code: ['ok', '\ud800'] }, 'query'), 'invalid_field code: must not contain NUL characters or unpaired UTF-16 surrogates');
+  });
 });

@@ -1,7 +1,7 @@
 import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { type ValidationError, validate } from 'class-validator';
-import { CommonErrorCode, DomainError } from '../../libs/common/index.js';
+import { CommonErrorCode, DomainError, isStorableText, NOT_STORABLE_MESSAGE } from '../../libs/common/index.js';
 import { acceptIfValid } from './compiled-validator.js';
 
 /** class-validator's type and format checks (isString, isInt, isIn, …) are named `is…`; `isLength` is a range. */
@@ -40,6 +40,16 @@ function prototypeKeyPath(value: unknown, parent = ''): string | null {
   return null;
 }
 
+/** The first query parameter (a string or a list of them) holding text PostgreSQL cannot store, or null. */
+function unstorableParameter(query: unknown): string | null {
+  if (query === null || typeof query !== 'object') return null;
+  for (const [name, value] of Object.entries(query)) {
+    const values: unknown[] = Array.isArray(value) ? value : [value];
+    if (values.some((item) => typeof item === 'string' && !isStorableText(item))) return name;
+  }
+  return null;
+}
+
 /** `assets.referenceImages.0` style path of the first failing field, and why it failed. */
 function firstProblem(errors: ValidationError[], parent = ''): { path: string; unknown: boolean; why: string } | null {
   for (const error of errors) {
@@ -66,6 +76,11 @@ export class StrictValidationPipe implements PipeTransform {
   protected readonly compiled: boolean = true;
 
   async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    // A query string reaches SQL filters: text PostgreSQL cannot take is a 400 naming it, not a 500.
+    if (metadata.type === 'query') {
+      const unstorable = unstorableParameter(value);
+      if (unstorable) throw new DomainError(400, CommonErrorCode.InvalidField, `${unstorable}: ${NOT_STORABLE_MESSAGE}`);
+    }
     const type = metadata.metatype;
     if (!type || metadata.type === 'custom' || [String, Boolean, Number, Array, Object].includes(type as never)) return value;
     if (metadata.type === 'body' && (value === null || typeof value !== 'object' || Array.isArray(value))) {

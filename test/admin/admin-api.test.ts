@@ -324,6 +324,19 @@ describe('admin API', () => {
     });
   });
 
+  it('a NUL in a query parameter is 400 admin.invalid_field naming it, and in a task id 404 (both were a 500 at PostgreSQL)', async () => {
+    const workspace = await createWorkspace('Nul');
+    for (const [path, name] of [
+      ['/admin/v1/workspaces?q=%00', 'q'],
+      [`/admin/v1/workspaces/${workspace.id}/ledger?subjectId=%00`, 'subjectId'],
+      [`/admin/v1/workspaces/${workspace.id}/ledger?subjectType=a%00`, 'subjectType'],
+      ['/admin/v1/tasks?status=%00', 'status'],
+    ] as const) {
+      await expectError(await req(path, { admin: true }), 400, 'admin.invalid_field', name);
+    }
+    await expectError(await req('/admin/v1/tasks/omni:%00', { admin: true }), 404, 'admin.not_found');
+  });
+
   describe('credit idempotency', () => {
     it('treats a repeated reference with the same amount as a no-op', async () => {
       const workspace = await createWorkspace('Idempotent');

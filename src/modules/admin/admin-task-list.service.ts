@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DEFAULT_PAGE_LIMIT, type CursorPosition, decodeCursor, invalidField, microsToUsd, notFound, type Page, toPage } from '../../../libs/common/index.js';
+import { DEFAULT_PAGE_LIMIT, type CursorPosition, decodeCursor, invalidField, isStorableText, microsToUsd, notFound, type Page, toPage } from '../../../libs/common/index.js';
 import { type HoldSummary, WalletService } from '../billing/index.js';
 import type { AdminTaskDetailDto, AdminTaskDto, TaskQueryDto } from './admin.dto.js';
 import { toLedgerEntry } from './admin.service.js';
@@ -47,7 +47,8 @@ export class AdminTaskListService {
 
   /** One task with its holds and ledger entries (found by the task id as the ledger's subject). */
   async detail(id: string): Promise<AdminTaskDetailDto> {
-    if (id.length > 200) throw notFound('task');
+    // Too long, or text PostgreSQL cannot compare (a NUL): no task has that id.
+    if (id.length > 200 || !isStorableText(id)) throw notFound('task');
     const found = (await Promise.all(this.directory.all().map((source) => source.get(id)))).find((task) => task !== null);
     if (!found) throw notFound('task');
     const entries = await this.wallets.listLedger(found.workspaceId, DETAIL_LEDGER_LIMIT, undefined, { subjectId: found.id });
