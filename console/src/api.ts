@@ -96,7 +96,7 @@ export interface DeliveryAttempt {
 export interface Overview {
   openHolds: number;
   heldUsd: number;
-  queues: Array<{ name: string; waiting: number; active: number; delayed: number; prioritized: number; failed: number }>;
+  queues: Array<{ name: string; waiting: number | null; active: number | null; delayed: number | null; prioritized: number | null; failed: number | null }>;
   since: string;
   tasksLastHour: Array<{ kind: string; status: string; count: number }>;
   tasksCapped: boolean;

@@ -255,7 +255,8 @@ async function overviewPage(main: HTMLElement): Promise<void> {
         h('h2', null, 'Queues'),
         table(
           ['Queue', 'Waiting', 'Active', 'Delayed', 'Prioritized', 'Failed'],
-          data.queues.map((q) => [q.name, q.waiting, q.active, q.delayed, q.prioritized, q.failed]),
+          // A count is null when Redis did not answer in time: shown as unknown.
+          data.queues.map((q) => [q.name, ...[q.waiting, q.active, q.delayed, q.prioritized, q.failed].map((count) => count ?? '—')]),
           'No queues are registered.',
         ),
         h('h2', null, 'Tasks in the last hour'),

@@ -10,3 +10,4 @@ export * from './src/secrets/secret-box.js';
 export * from './src/group-commit.js';
 export * from './src/storable-text.js';
 export * from './src/bearer-token.js';
+export * from './src/with-timeout.js';

@@ -2,7 +2,11 @@ import { getQueueToken } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Job, JobsOptions, Queue } from 'bullmq';
+import { withTimeout } from '../../libs/common/index.js';
 import type { JobName, JobOf, QueueName } from './queue-names.js';
+
+/** How long a read-only view waits for a queue's counts (Queues.jobCounts). */
+const JOB_COUNTS_TIMEOUT_MS = 2000;
 
 /**
  * Our job ids read `<kind>:<id>` (DESIGN §6), but ':' is BullMQ's key separator: it refuses a
@@ -41,6 +45,20 @@ export class Queues {
   }
 
   /** The job enqueued under `jobId` (as given to `add`), if BullMQ still has it. */
+  /**
+   * The queue's job counts by state, or null when Redis does not answer within 2 s (while it
+   * reconnects, ioredis queues commands): a read-only view (the admin overview, the metrics
+   * scrape) answers without them instead of hanging with Redis.
+   */
+  async jobCounts(name: QueueName): Promise<Record<'waiting' | 'active' | 'delayed' | 'prioritized' | 'failed', number> | null> {
+    try {
+      const counts = await withTimeout(this.get(name).getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'failed'), JOB_COUNTS_TIMEOUT_MS, `job counts of ${name}`);
+      return { waiting: counts.waiting ?? 0, active: counts.active ?? 0, delayed: counts.delayed ?? 0, prioritized: counts.prioritized ?? 0, failed: counts.failed ?? 0 };
+    } catch {
+      return null;
+    }
+  }
+
   async getJob(queue: QueueName, jobId: string): Promise<Job | undefined> {
     return (await this.get(queue).getJob(bullJobId(jobId))) ?? undefined;
   }

@@ -237,19 +237,20 @@ export class AdminTaskDetailDto extends AdminTaskDto {
   ledger!: LedgerEntryDto[];
 }
 
+/** Each count is null when Redis did not answer within 2 s (the overview still answers). */
 export class AdminQueueDepthDto {
   @ApiProperty({ example: 'video' })
   name!: string;
-  @ApiProperty()
-  waiting!: number;
-  @ApiProperty()
-  active!: number;
-  @ApiProperty()
-  delayed!: number;
-  @ApiProperty()
-  prioritized!: number;
-  @ApiProperty()
-  failed!: number;
+  @ApiProperty({ type: Number, nullable: true })
+  waiting!: number | null;
+  @ApiProperty({ type: Number, nullable: true })
+  active!: number | null;
+  @ApiProperty({ type: Number, nullable: true })
+  delayed!: number | null;
+  @ApiProperty({ type: Number, nullable: true })
+  prioritized!: number | null;
+  @ApiProperty({ type: Number, nullable: true })
+  failed!: number | null;
 }
 
 export class AdminTaskCountDto {

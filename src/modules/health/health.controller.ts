@@ -1,8 +1,9 @@
-import { Controller, Get, Header, Headers, Inject } from '@nestjs/common';
+import { Controller, Get, Header, Headers, Inject, Res, ServiceUnavailableException } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, type HealthCheckResult, type HealthIndicatorResult, HealthIndicatorService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import type { Redis } from 'ioredis';
-import { BearerToken, DomainError } from '../../../libs/common/index.js';
+import { BearerToken, DomainError, withTimeout } from '../../../libs/common/index.js';
 import { ApiErrors } from '../../app/openapi-errors.js';
 import { namedSchema, type SchemaObject } from '../../app/openapi-schemas.js';
 import { AppConfig } from '../../config/app-config.js';
@@ -62,8 +63,15 @@ export class HealthController {
   @ApiOperation({ summary: 'Readiness: PostgreSQL and Redis answer' })
   @ApiOkResponse({ description: 'PostgreSQL and Redis answer', schema: HEALTH_REPORT })
   @ApiServiceUnavailableResponse({ description: 'a dependency is down; the body names it', schema: HEALTH_REPORT })
-  ready(): Promise<HealthCheckResult> {
-    return this.health.check([() => this.database.pingCheck('postgres', { timeout: 2000 }), () => this.redisCheck()]);
+  async ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<HealthCheckResult> {
+    try {
+      return await this.health.check([() => this.database.pingCheck('postgres', { timeout: 2000 }), () => this.redisCheck()]);
+    } catch (error) {
+      // terminus throws its report as a 503; answered here as it is, not as the error filter's 500.
+      if (!(error instanceof ServiceUnavailableException)) throw error;
+      void reply.status(503);
+      return error.getResponse() as HealthCheckResult;
+    }
   }
 
   @Get('metrics')
@@ -86,10 +94,7 @@ export class HealthController {
   private async redisCheck(): Promise<HealthIndicatorResult> {
     const indicator = this.indicators.check('redis');
     try {
-      const pong = await Promise.race([
-        this.redis.ping(),
-        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout after 2000 ms')), 2000).unref()),
-      ]);
+      const pong = await withTimeout(this.redis.ping(), 2000, 'Redis PING');
       return pong === 'PONG' ? indicator.up() : indicator.down({ message: `unexpected answer ${pong}` });
     } catch (error) {
       return indicator.down({ message: String(error) });

@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
-import { Clock } from '../../../libs/common/index.js';
+import { Clock, withTimeout } from '../../../libs/common/index.js';
 import { AppConfig } from '../../config/app-config.js';
 import { Metrics } from '../../observability/metrics.service.js';
 import { redisOptions } from '../../queue/redis-connection.js';
@@ -21,14 +21,6 @@ const HEARTBEAT_TIMEOUT_MS = 3000;
 /** Redis CLIENT SETNAME of the connections, so an operator can tell them apart in CLIENT LIST. */
 const SUBSCRIBER_NAME = 'svc-key-invalidations-sub';
 const PUBLISHER_NAME = 'svc-key-invalidations-pub';
-
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no answer from Redis within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
 
 /**
  * The invalidation channel of the key cache (docs/decisions.md › Platform, "Key cache with
@@ -106,7 +98,7 @@ export class KeyInvalidations implements OnApplicationShutdown {
     if (!this.subscribed || this.pinging || this.subscriber !== subscriber) return;
     this.pinging = true;
     try {
-      await withTimeout(subscriber.ping(), HEARTBEAT_TIMEOUT_MS, 'API key invalidations heartbeat');
+      await withTimeout(subscriber.ping(), HEARTBEAT_TIMEOUT_MS, 'API key invalidations heartbeat (Redis)');
     } catch (error) {
       if (this.subscriber !== subscriber || this.closed) return;
       this.logger.warn(`${String(error)}: reconnecting the subscriber`);
@@ -123,7 +115,7 @@ export class KeyInvalidations implements OnApplicationShutdown {
     // This process first, without waiting for its own subscription to hear it.
     this.cache.invalidate(what);
     this.publisher ??= this.openPublisher();
-    await withTimeout(this.publisher.publish(this.channel, encodeInvalidation(what)), PUBLISH_TIMEOUT_MS, 'API key invalidation');
+    await withTimeout(this.publisher.publish(this.channel, encodeInvalidation(what)), PUBLISH_TIMEOUT_MS, 'API key invalidation (Redis)');
   }
 
   private openPublisher(): Redis {
