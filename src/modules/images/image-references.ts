@@ -165,10 +165,20 @@ function parseSource(source: string, index: number): ParsedSource {
     return { kind: 'data', bytes: decodeBase64(source.slice(header[0].length), label) };
   }
   if (/^https?:\/\//i.test(source)) return { kind: 'url', url: source };
-  // Spec › Image generation: "HTTPS URLs or Base64 data": raw Base64 is taken as a data URL's payload.
-  if (BASE64_TEXT.test(source)) return { kind: 'data', bytes: decodeBase64(source, label) };
-  throw imageInvalid(ImageErrorCode.InvalidReference, `${label}: must be an HTTPS URL or Base64 image data (raw, or a data URL)`);
+  // Spec › Image generation: "HTTPS URLs or Base64 data": raw Base64 is taken as a data URL's
+  // payload. Its size first: the alphabet check reads the whole text.
+  if (BASE64_START.test(source)) {
+    if (source.length <= MAX_BASE64_CHARACTERS && !BASE64_TEXT.test(source)) throw notAReference(label);
+    return { kind: 'data', bytes: decodeBase64(source, label) };
+  }
+  throw notAReference(label);
 }
+
+const notAReference = (label: string): DomainError =>
+  imageInvalid(ImageErrorCode.InvalidReference, `${label}: must be an HTTPS URL or Base64 image data (raw, or a data URL)`);
+
+/** What raw Base64 may start with (a URL or a path does not): a character of its alphabet, no scheme. */
+const BASE64_START = /^[A-Za-z0-9+/]{4}(?![A-Za-z0-9+.-]*:)/;
 
 /** Raw Base64 (no scheme): the alphabet, with its padding at the end only. */
 const BASE64_TEXT = /^[A-Za-z0-9+/]+={0,2}$/;
