@@ -17,10 +17,7 @@ export class VoiceLibraryService {
 
   async page(key: AuthenticatedKey, request: VoiceLibraryRequest): Promise<VoiceLibraryPageDto> {
     const catalogue = this.catalogue.route(key.environment);
-    const found =
-      request.voiceId !== undefined
-        ? await this.lookup(catalogue, request.voiceId, request)
-        : ((await this.exactId(catalogue, request)) ?? (await this.search(catalogue, request)));
+    const found = request.voiceId !== undefined ? await this.lookup(catalogue, request.voiceId, request) : await this.search(catalogue, request);
     // Refused voices never reach a client, whatever an adapter returns; a page never exceeds 30.
     const usable = found.voices.filter((voice) => refusal(voice) === null).slice(0, LIBRARY_PAGE_SIZE);
     const voices = await Promise.all(usable.map(async (voice) => toVoiceResource(voice, await this.previews.previewUrl(catalogue, voice))));
@@ -30,17 +27,6 @@ export class VoiceLibraryService {
   private search(catalogue: RoutedCatalogue, request: VoiceLibraryRequest): Promise<VoicePage> {
     const { search, language, gender, age, page } = request;
     return this.catalogue.list(catalogue, { search, language, gender, age, page, pageSize: LIBRARY_PAGE_SIZE });
-  }
-
-  /**
-   * `search` that is a usable voice's exact id: that voice (spec: "name or exact official id").
-   * Asked of the catalogue, not of its search: an upstream's library search may not cover every
-   * voice a generation takes (ElevenLabs' shared library leaves out the premade voices).
-   */
-  private async exactId(catalogue: RoutedCatalogue, request: VoiceLibraryRequest): Promise<VoicePage | null> {
-    if (request.search === undefined) return null;
-    const page = await this.lookup(catalogue, request.search, request);
-    return page.totalCount > 0 ? page : null;
   }
 
   /** `voiceId`: that voice when it is usable (and matches any other filter given), else an empty page. */
