@@ -14,17 +14,10 @@ import { after, before, describe, it } from 'node:test';
 import { type ApiChild, type ChildKeyCacheState, startApiChild } from '../support/api-children.js';
 import { eventually } from '../support/eventually.js';
 import { createAccount, issueKey } from '../support/factories.js';
-import { TcpProxy } from '../support/tcp-proxy.js';
-import { bootTestApp, TEST_REDIS_URL, type TestApp } from '../support/test-app.js';
+import { proxyToTestRedis, type TcpProxy } from '../support/tcp-proxy.js';
+import { bootTestApp, type TestApp } from '../support/test-app.js';
 
 const WALLET = '/api/svc/v1/wallet';
-
-async function redisProxy(): Promise<{ proxy: TcpProxy; url: string }> {
-  const redis = new URL(TEST_REDIS_URL);
-  const proxy = await TcpProxy.start({ host: redis.hostname, port: Number(redis.port || 6379) });
-  redis.host = `127.0.0.1:${proxy.port}`;
-  return { proxy, url: redis.href };
-}
 
 describe('key cache: revocation across processes', () => {
   let t: TestApp;
@@ -34,11 +27,11 @@ describe('key cache: revocation across processes', () => {
   let proxyB: TcpProxy;
 
   before(async () => {
-    const forT = await redisProxy();
+    const forT = await proxyToTestRedis();
     proxyT = forT.proxy;
     // API role: no queue workers, whose blocking Redis connections are not what this test is about.
     t = await bootTestApp({ label: 'keycache', env: { REDIS_URL: forT.url, APP_ROLE: 'api' } });
-    const forB = await redisProxy();
+    const forB = await proxyToTestRedis();
     proxyB = forB.proxy;
     [a, b] = await Promise.all([startApiChild(t), startApiChild(t, { REDIS_URL: forB.url })]);
   });

@@ -22,8 +22,8 @@ import { MAINTENANCE_QUEUE } from '../../src/queue/queue-names.js';
 import { Queues } from '../../src/queue/queues.js';
 import { eventually } from '../support/eventually.js';
 import { createAccount, type TestAccount } from '../support/factories.js';
-import { TcpProxy } from '../support/tcp-proxy.js';
-import { bootTestApp, TEST_REDIS_URL, type TestApp } from '../support/test-app.js';
+import { proxyToTestRedis, type TcpProxy } from '../support/tcp-proxy.js';
+import { bootTestApp, type TestApp } from '../support/test-app.js';
 import { createTask, holdOf, waitForTerminal, wallet } from '../video/support/video-helpers.js';
 
 const RECONCILE_INTERVAL_MS = 2000;
@@ -42,10 +42,9 @@ describe('Redis loses the queue keys with video tasks in flight: recovery withou
   let queues: Queues;
 
   before(async () => {
-    const redis = new URL(TEST_REDIS_URL);
-    redisProxy = await TcpProxy.start({ host: redis.hostname, port: Number(redis.port || 6379) });
-    redis.host = `127.0.0.1:${redisProxy.port}`;
-    t = await bootTestApp({ label: 'redisflush', env: { RECONCILE_INTERVAL_MS: String(RECONCILE_INTERVAL_MS), REDIS_URL: redis.href } });
+    const redis = await proxyToTestRedis();
+    redisProxy = redis.proxy;
+    t = await bootTestApp({ label: 'redisflush', env: { RECONCILE_INTERVAL_MS: String(RECONCILE_INTERVAL_MS), REDIS_URL: redis.url } });
     queues = t.app.get(Queues);
   });
   after(async () => {

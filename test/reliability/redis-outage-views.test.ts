@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { TcpProxy } from '../support/tcp-proxy.js';
-import { bootTestApp, TEST_REDIS_URL, type TestApp } from '../support/test-app.js';
+import { proxyToTestRedis, type TcpProxy } from '../support/tcp-proxy.js';
+import { bootTestApp, type TestApp } from '../support/test-app.js';
 
 /** Far above the 2 s the views wait for Redis, far below a hang. */
 const ANSWER_WITHIN_MS = 8000;
@@ -17,10 +17,9 @@ describe('Redis away: readiness, the admin overview and the metrics scrape still
   let proxy: TcpProxy;
 
   before(async () => {
-    const redis = new URL(TEST_REDIS_URL);
-    proxy = await TcpProxy.start({ host: redis.hostname, port: Number(redis.port || 6379) });
-    redis.host = `127.0.0.1:${proxy.port}`;
-    t = await bootTestApp({ label: 'redisoutage', env: { REDIS_URL: redis.href } });
+    const redis = await proxyToTestRedis();
+    proxy = redis.proxy;
+    t = await bootTestApp({ label: 'redisoutage', env: { REDIS_URL: redis.url } });
   });
   after(async () => {
     await proxy.restore();

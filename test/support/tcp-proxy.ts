@@ -1,4 +1,5 @@
 import { createServer, type Server, type Socket, connect } from 'node:net';
+import { TEST_REDIS_URL } from './test-app.js';
 
 /**
  * A TCP proxy in front of a real server (Redis, PostgreSQL) that a test can cut — open
@@ -87,4 +88,12 @@ export class TcpProxy {
     }
     client.pipe(upstream).pipe(client);
   }
+}
+
+/** A proxy in front of the tests' Redis, and the REDIS_URL that reaches it through the proxy. */
+export async function proxyToTestRedis(): Promise<{ proxy: TcpProxy; url: string }> {
+  const redis = new URL(TEST_REDIS_URL);
+  const proxy = await TcpProxy.start({ host: redis.hostname, port: Number(redis.port || 6379) });
+  redis.host = `127.0.0.1:${proxy.port}`;
+  return { proxy, url: redis.href };
 }
